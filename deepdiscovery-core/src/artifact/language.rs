@@ -1,0 +1,248 @@
+//! Language detection by well-known file name, extension and shebang.
+
+use serde::{Serialize, Serializer};
+
+/// The language (or format) of an artifact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+#[allow(missing_docs)]
+pub enum Language {
+    Python,
+    Java,
+    Kotlin,
+    JavaScript,
+    TypeScript,
+    Tsx,
+    Go,
+    Rust,
+    C,
+    Cpp,
+    CSharp,
+    Ruby,
+    Php,
+    Yaml,
+    Json,
+    Toml,
+    Xml,
+    Properties,
+    Ini,
+    Env,
+    Markdown,
+    ReStructuredText,
+    Text,
+    Html,
+    Css,
+    Shell,
+    Sql,
+    Protobuf,
+    GraphQl,
+    Dockerfile,
+    Makefile,
+    CMake,
+    Groovy,
+    Template,
+    Unknown,
+}
+
+impl Language {
+    /// Detects the language of `path`, using the first bytes of the file (`head`) for a
+    /// shebang when the name alone does not tell.
+    pub fn detect(path: &str, head: Option<&[u8]>) -> Language {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        if let Some(lang) = Self::from_file_name(name) {
+            return lang;
+        }
+        if let Some((stem, ext)) = name.rsplit_once('.')
+            && !stem.is_empty()
+            && let Some(lang) = Self::from_extension(&ext.to_ascii_lowercase())
+        {
+            return lang;
+        }
+        head.and_then(Self::from_shebang).unwrap_or(Language::Unknown)
+    }
+
+    fn from_file_name(name: &str) -> Option<Language> {
+        let lower = name.to_ascii_lowercase();
+        Some(match lower.as_str() {
+            "dockerfile" | "containerfile" => Language::Dockerfile,
+            "makefile" | "gnumakefile" | "justfile" => Language::Makefile,
+            "cmakelists.txt" => Language::CMake,
+            "gemfile" | "rakefile" | "podfile" | "vagrantfile" | "guardfile" | "fastfile" => {
+                Language::Ruby
+            }
+            "build" | "build.bazel" | "workspace" | "workspace.bazel" => Language::Python,
+            "jenkinsfile" => Language::Groovy,
+            "pipfile" | "cargo.lock" | "poetry.lock" => Language::Toml,
+            "go.mod" | "go.sum" | "go.work" => Language::Text,
+            "codeowners" | "license" | "licence" | "authors" | "notice" => Language::Text,
+            ".gitignore" | ".dockerignore" | ".gitattributes" | ".editorconfig" => Language::Ini,
+            ".babelrc" | ".eslintrc" | ".prettierrc" => Language::Json,
+            _ if lower.starts_with("dockerfile.") || lower.ends_with(".dockerfile") => {
+                Language::Dockerfile
+            }
+            _ if lower == ".env" || lower.starts_with(".env.") || lower.ends_with(".env") => {
+                Language::Env
+            }
+            _ if lower.starts_with("requirements") && lower.ends_with(".txt") => Language::Text,
+            _ => return None,
+        })
+    }
+
+    fn from_extension(ext: &str) -> Option<Language> {
+        Some(match ext {
+            "py" | "pyi" | "pyw" | "bzl" => Language::Python,
+            "java" => Language::Java,
+            "kt" | "kts" => Language::Kotlin,
+            "js" | "mjs" | "cjs" | "jsx" => Language::JavaScript,
+            "ts" | "mts" | "cts" => Language::TypeScript,
+            "tsx" => Language::Tsx,
+            "go" => Language::Go,
+            "rs" => Language::Rust,
+            "c" => Language::C,
+            // `.h` is shared by C and C++; C++ parses C headers well, and C++ headers
+            // often use classes and namespaces, so the C++ grammar reads both.
+            "h" | "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" | "tpp"
+            | "inl" => Language::Cpp,
+            "cs" => Language::CSharp,
+            "rb" | "rake" | "gemspec" | "ru" => Language::Ruby,
+            "php" | "phtml" => Language::Php,
+            "yml" | "yaml" => Language::Yaml,
+            "json" | "jsonc" | "json5" | "geojson" => Language::Json,
+            "toml" => Language::Toml,
+            "xml" | "xsd" | "xsl" | "xslt" | "pom" | "csproj" | "fsproj" | "vbproj" | "props"
+            | "targets" | "plist" | "wsdl" | "svg" | "xib" | "storyboard" => Language::Xml,
+            "properties" => Language::Properties,
+            "ini" | "cfg" | "conf" | "cnf" | "editorconfig" => Language::Ini,
+            "env" => Language::Env,
+            "md" | "markdown" | "mdx" => Language::Markdown,
+            "rst" => Language::ReStructuredText,
+            "txt" | "text" | "adoc" | "asciidoc" => Language::Text,
+            "html" | "htm" | "xhtml" | "vue" | "svelte" => Language::Html,
+            "css" | "scss" | "sass" | "less" => Language::Css,
+            "sh" | "bash" | "zsh" | "ksh" | "fish" | "ps1" | "bat" | "cmd" => Language::Shell,
+            "sql" | "ddl" => Language::Sql,
+            "proto" => Language::Protobuf,
+            "graphql" | "gql" | "graphqls" => Language::GraphQl,
+            "mk" | "mak" => Language::Makefile,
+            "cmake" => Language::CMake,
+            "gradle" | "groovy" => Language::Groovy,
+            "j2" | "jinja" | "jinja2" | "tmpl" | "tpl" | "mustache" | "hbs" | "erb" | "ejs"
+            | "twig" => Language::Template,
+            _ => return None,
+        })
+    }
+
+    fn from_shebang(head: &[u8]) -> Option<Language> {
+        let line = head.strip_prefix(b"#!")?;
+        let end = memchr::memchr(b'\n', line).unwrap_or(line.len());
+        let line = std::str::from_utf8(&line[..end]).ok()?;
+        let mut words = line.split_whitespace();
+        let mut program = words.next()?.rsplit('/').next()?;
+        if program == "env" {
+            program = words.find(|w| !w.starts_with('-'))?;
+        }
+        let program = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        Some(match program {
+            "python" | "pypy" => Language::Python,
+            "node" | "nodejs" | "deno" | "bun" => Language::JavaScript,
+            "ruby" => Language::Ruby,
+            "php" => Language::Php,
+            "sh" | "bash" | "zsh" | "ksh" | "dash" | "fish" => Language::Shell,
+            "ts-node" | "tsx" => Language::TypeScript,
+            _ => return None,
+        })
+    }
+
+    /// True for programming languages that have a tree-sitter grammar here.
+    pub fn is_code(self) -> bool {
+        matches!(
+            self,
+            Language::Python
+                | Language::Java
+                | Language::Kotlin
+                | Language::JavaScript
+                | Language::TypeScript
+                | Language::Tsx
+                | Language::Go
+                | Language::Rust
+                | Language::C
+                | Language::Cpp
+                | Language::CSharp
+                | Language::Ruby
+                | Language::Php
+        )
+    }
+
+    /// True for structured configuration formats that have a reader here.
+    pub fn is_config_format(self) -> bool {
+        matches!(
+            self,
+            Language::Yaml
+                | Language::Json
+                | Language::Toml
+                | Language::Xml
+                | Language::Properties
+                | Language::Ini
+                | Language::Env
+        )
+    }
+
+    /// A lower-case name, the same as the serialized form.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::Java => "java",
+            Language::Kotlin => "kotlin",
+            Language::JavaScript => "javascript",
+            Language::TypeScript => "typescript",
+            Language::Tsx => "tsx",
+            Language::Go => "go",
+            Language::Rust => "rust",
+            Language::C => "c",
+            Language::Cpp => "cpp",
+            Language::CSharp => "csharp",
+            Language::Ruby => "ruby",
+            Language::Php => "php",
+            Language::Yaml => "yaml",
+            Language::Json => "json",
+            Language::Toml => "toml",
+            Language::Xml => "xml",
+            Language::Properties => "properties",
+            Language::Ini => "ini",
+            Language::Env => "env",
+            Language::Markdown => "markdown",
+            Language::ReStructuredText => "rst",
+            Language::Text => "text",
+            Language::Html => "html",
+            Language::Css => "css",
+            Language::Shell => "shell",
+            Language::Sql => "sql",
+            Language::Protobuf => "protobuf",
+            Language::GraphQl => "graphql",
+            Language::Dockerfile => "dockerfile",
+            Language::Makefile => "makefile",
+            Language::CMake => "cmake",
+            Language::Groovy => "groovy",
+            Language::Template => "template",
+            Language::Unknown => "unknown",
+        }
+    }
+
+    /// True when the name alone cannot tell and the first bytes may (no extension).
+    pub fn needs_head(path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        Self::from_file_name(name).is_none() && !name.get(1..).unwrap_or("").contains('.')
+    }
+}
+
+impl std::fmt::Display for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Language {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}

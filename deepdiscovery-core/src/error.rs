@@ -1,0 +1,66 @@
+//! The one error type of the core.
+//!
+//! Every fallible public function returns [`Result`]. Bindings map each variant to
+//! a Python exception class and a stable C status code, so keep variants meaningful
+//! to a caller: what went wrong, and on which path.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in `deepdiscovery-core`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The repository root does not exist.
+    #[error("repository root not found: {}", .0.display())]
+    RootNotFound(PathBuf),
+    /// The repository root exists but is not a directory.
+    #[error("repository root is not a directory: {}", .0.display())]
+    RootNotDirectory(PathBuf),
+    /// An I/O error while reading a path of the repository.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The path that could not be read.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A path asked of a source is not one of its artifacts (or escapes the root).
+    #[error("no such artifact in the repository: {0}")]
+    NoSuchArtifact(String),
+    /// The task given to a query is empty or only whitespace.
+    #[error("the task text is empty")]
+    EmptyTask,
+    /// A configuration value is out of range or inconsistent.
+    #[error("invalid configuration: {0}")]
+    InvalidConfig(String),
+    /// A user-supplied rule or query could not be compiled.
+    #[error("invalid rule {name}: {message}")]
+    InvalidRule {
+        /// The rule's name.
+        name: String,
+        /// Why it was rejected.
+        message: String,
+    },
+    /// A tree-sitter grammar or query failed to load (a build problem, not a user error).
+    #[error("grammar for {language} failed to load: {message}")]
+    Grammar {
+        /// The language whose grammar or query failed.
+        language: &'static str,
+        /// What tree-sitter said.
+        message: String,
+    },
+}
+
+/// `Result` with the core [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Wraps an I/O error with the path it happened on.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,411 @@
+//! Code facts from tree-sitter.
+//!
+//! Each language has one query file in `facts/queries/`, written in the tags-query
+//! convention of tree-sitter (`@definition.<kind>` / `@reference.<kind>` with `@name`)
+//! plus captures of our own:
+//!
+//! | capture | on | meaning |
+//! | --- | --- | --- |
+//! | `@definition.<kind>` + `@name` | a definition node, its name | a definition; `<kind>` as in [`DefKind::from_capture`] |
+//! | `@reference.call` / `.type` / `.<other>` + `@name` | a use, its name | a reference ([`RefKind`]) |
+//! | `@import` + `@import.target` (+ `@import.name`, `@import.system`) | a statement, its module path, imported names | an [`Import`] per target |
+//! | `@supertype.child` + `@supertype.extends` / `@supertype.implements` | the declared type, its supertypes | a [`Supertype`] |
+//! | `@package` | a package/namespace name | [`Facts::package`] |
+//! | `@string` | a string literal | kept when it looks like a dotted path, file path or placeholder |
+//!
+//! Syntax errors are recovered by tree-sitter: what parsed is kept and the error is
+//! noted in [`Facts::problems`].
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Node, Parser, QueryCursor};
+
+use super::config::classify_value;
+use super::{
+    DefKind, Definition, Facts, Import, RefKind, Reference, Span, StringKey, SuperKind, Supertype,
+    grammar_for,
+};
+use crate::artifact::Language;
+
+/// At most this many references are kept per file (distinct by name and kind).
+pub const MAX_REFERENCES: usize = 4000;
+/// At most this many string keys are kept per code file.
+pub const MAX_STRING_KEYS: usize = 500;
+/// Signature lines are cut to this many characters.
+const MAX_SIGNATURE: usize = 200;
+
+thread_local! {
+    static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
+}
+
+/// A definition found by the query, before qualification.
+struct RawDef {
+    kind: DefKind,
+    name: String,
+    start: usize,
+    end: usize,
+    span: Span,
+    signature: String,
+}
+
+/// Extracts the facts of one code file. Never fails; problems are recorded.
+pub fn extract(language: Language, text: &str) -> Facts {
+    let mut facts = Facts::default();
+    let grammar = match grammar_for(language) {
+        Ok(Some(grammar)) => grammar,
+        Ok(None) => return facts,
+        Err(e) => {
+            facts.problems.push(e.to_string());
+            return facts;
+        }
+    };
+    let tree = PARSER.with(|parser| {
+        let mut parser = parser.borrow_mut();
+        parser.set_language(&grammar.language).ok()?;
+        parser.parse(text, None)
+    });
+    let Some(tree) = tree else {
+        facts
+            .problems
+            .push(format!("{language} parser gave no tree"));
+        return facts;
+    };
+    let root = tree.root_node();
+    if root.has_error() {
+        let line = first_error_line(root).unwrap_or(0);
+        facts
+            .problems
+            .push(format!("syntax error near line {line} (recovered)"));
+    }
+    let bytes = text.as_bytes();
+    let names = grammar.query.capture_names();
+
+    let mut defs: Vec<RawDef> = Vec::new();
+    let mut seen_refs: HashSet<(String, RefKind)> = HashSet::new();
+    let mut seen_keys: HashSet<(String, super::KeyKind)> = HashSet::new();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(&grammar.query, root, bytes);
+    while let Some(m) = matches.next() {
+        let mut name_node: Option<Node> = None;
+        let mut def: Option<(DefKind, Node)> = None;
+        let mut reference: Option<(RefKind, Node)> = None;
+        let mut import_node: Option<Node> = None;
+        let mut targets: Vec<(Node, bool)> = Vec::new();
+        let mut import_names: Vec<String> = Vec::new();
+        let mut child: Option<Node> = None;
+        let mut parents: Vec<(Node, SuperKind)> = Vec::new();
+        for capture in m.captures() {
+            let node = capture.node;
+            match names[capture.index as usize] {
+                "name" => name_node = Some(node),
+                "import" => import_node = Some(node),
+                "import.target" => targets.push((node, false)),
+                "import.system" => targets.push((node, true)),
+                "import.name" => import_names.push(node_text(node, bytes).to_string()),
+                "supertype.child" => child = Some(node),
+                "supertype.extends" => parents.push((node, SuperKind::Extends)),
+                "supertype.implements" => parents.push((node, SuperKind::Implements)),
+                "package" => {
+                    if facts.package.is_none() {
+                        facts.package = Some(clean_path(node_text(node, bytes)));
+                    }
+                }
+                "string" => {
+                    if facts.string_keys.len() < MAX_STRING_KEYS {
+                        let value = unquote(node_text(node, bytes));
+                        for (kind, text) in classify_value(value) {
+                            if seen_keys.insert((text.clone(), kind)) {
+                                facts.string_keys.push(StringKey {
+                                    text,
+                                    kind,
+                                    key: String::new(),
+                                    line: line_of(node),
+                                });
+                            }
+                        }
+                    }
+                }
+                other => {
+                    if let Some(kind) = other.strip_prefix("definition.") {
+                        def = Some((DefKind::from_capture(kind), node));
+                    } else if let Some(kind) = other.strip_prefix("reference.") {
+                        let kind = match kind {
+                            "call" => RefKind::Call,
+                            "type" | "class" | "implementation" | "interface" => RefKind::Type,
+                            _ => RefKind::Other,
+                        };
+                        reference = Some((kind, node));
+                    }
+                }
+            }
+        }
+        if let Some((kind, node)) = def {
+            let name = name_node.map(|n| node_text(n, bytes)).unwrap_or("");
+            if !name.is_empty() {
+                defs.push(RawDef {
+                    kind,
+                    name: name.to_string(),
+                    start: node.start_byte(),
+                    end: node.end_byte(),
+                    span: Span {
+                        start: line_of(node),
+                        end: node.end_position().row as u32 + 1,
+                    },
+                    signature: signature_line(text, node.start_byte()),
+                });
+            }
+        }
+        if let Some((kind, node)) = reference {
+            let raw = name_node.map(|n| node_text(n, bytes)).unwrap_or_else(|| node_text(node, bytes));
+            let name = last_segment(raw);
+            if is_identifier(name)
+                && seen_refs.len() < MAX_REFERENCES
+                && seen_refs.insert((name.to_string(), kind))
+            {
+                facts.references.push(Reference {
+                    name: name.to_string(),
+                    kind,
+                    line: line_of(node),
+                });
+            }
+        }
+        if let Some(statement) = import_node {
+            for (target, system) in targets {
+                let raw = node_text(target, bytes);
+                let (level, target_text) = split_relative(language, raw);
+                if target_text.is_empty() && level == 0 {
+                    continue;
+                }
+                facts.imports.push(Import {
+                    target: target_text,
+                    names: import_names.clone(),
+                    line: line_of(statement),
+                    level,
+                    system,
+                });
+            }
+        }
+        let child_name = child
+            .map(|n| last_segment(node_text(n, bytes)).to_string())
+            .unwrap_or_default();
+        for (node, kind) in parents {
+            let parent = last_segment(strip_generics(node_text(node, bytes)));
+            if is_identifier(parent) {
+                facts.supertypes.push(Supertype {
+                    child: child_name.clone(),
+                    parent: parent.to_string(),
+                    kind,
+                    line: line_of(node),
+                });
+            }
+        }
+    }
+    facts.definitions = qualify(defs, facts.package.as_deref(), grammar.separator);
+    facts.imports.sort_by(|a, b| (a.line, &a.target).cmp(&(b.line, &b.target)));
+    facts.imports.dedup();
+    facts.supertypes.sort_by(|a, b| (a.line, &a.child, &a.parent).cmp(&(b.line, &b.child, &b.parent)));
+    facts.supertypes.dedup();
+    facts.references.sort_by(|a, b| (a.line, &a.name, a.kind).cmp(&(b.line, &b.name, b.kind)));
+    facts.doc = doc_summary(language, root, bytes);
+    facts
+}
+
+/// Builds qualified names from the nesting of definitions: `package.Outer.inner`.
+fn qualify(mut defs: Vec<RawDef>, package: Option<&str>, separator: &str) -> Vec<Definition> {
+    defs.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    defs.dedup_by(|a, b| a.start == b.start && a.end == b.end && a.name == b.name);
+    let mut stack: Vec<(usize, String)> = Vec::new(); // (end byte, qualified name)
+    let mut out = Vec::with_capacity(defs.len());
+    for def in defs {
+        while stack.last().is_some_and(|(end, _)| *end <= def.start) {
+            stack.pop();
+        }
+        let prefix = match stack.last() {
+            Some((_, q)) => Some(q.clone()),
+            None => package.filter(|p| !p.is_empty()).map(str::to_string),
+        };
+        let qualified = match &prefix {
+            Some(p) => format!("{p}{separator}{}", def.name),
+            None => def.name.clone(),
+        };
+        stack.push((def.end, qualified.clone()));
+        out.push(Definition {
+            kind: def.kind,
+            name: def.name,
+            qualified: (prefix.is_some()).then_some(qualified),
+            signature: def.signature,
+            span: def.span,
+        });
+    }
+    out
+}
+
+fn node_text<'a>(node: Node, bytes: &'a [u8]) -> &'a str {
+    node.utf8_text(bytes).unwrap_or("")
+}
+
+fn line_of(node: Node) -> u32 {
+    node.start_position().row as u32 + 1
+}
+
+fn first_error_line(root: Node) -> Option<u32> {
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            return Some(line_of(node));
+        }
+        if node.has_error() {
+            let mut children: Vec<Node> = node.children(&mut cursor).collect();
+            children.reverse();
+            stack.extend(children);
+        }
+    }
+    None
+}
+
+/// The line on which `start` lies, trimmed and cut.
+fn signature_line(text: &str, start: usize) -> String {
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let line = text[line_start..line_end].trim();
+    truncate(line, MAX_SIGNATURE)
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut cut = max;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…", &s[..cut])
+}
+
+/// Removes surrounding quotes, angle brackets and backticks.
+fn unquote(s: &str) -> &str {
+    let s = s.trim();
+    // String prefixes (`r"…"`, `b'…'`, `f"…"`, `@"…"`) go only when a quote follows.
+    let prefix = s
+        .find(['"', '\'', '`'])
+        .filter(|&i| i <= 2 && s[..i].chars().all(|c| "rRbBfFuU@".contains(c)))
+        .unwrap_or(0);
+    s[prefix..].trim_matches(|c| matches!(c, '"' | '\'' | '`' | '<' | '>'))
+}
+
+/// Normalizes a path-like import or package text: quotes and whitespace removed.
+fn clean_path(s: &str) -> String {
+    unquote(s).split_whitespace().collect::<String>()
+}
+
+/// Splits Python's leading dots (relative import level) from the module path.
+fn split_relative(language: Language, raw: &str) -> (u32, String) {
+    let cleaned = clean_path(raw);
+    if language == Language::Python {
+        let level = cleaned.chars().take_while(|c| *c == '.').count();
+        (level as u32, cleaned[level..].to_string())
+    } else {
+        (0, cleaned)
+    }
+}
+
+/// The last segment of a qualified name (`a.b.C` → `C`, `a::b` → `b`, `\A\B` → `B`).
+fn last_segment(s: &str) -> &str {
+    let s = s.trim();
+    let cut = s
+        .rfind(['.', ':', '\\', '/'])
+        .map_or(0, |i| i + 1);
+    &s[cut..]
+}
+
+/// `List<T>` → `List`, `Base[int]` → `Base`.
+fn strip_generics(s: &str) -> &str {
+    let end = s.find(['<', '[', '(']).unwrap_or(s.len());
+    s[..end].trim()
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+}
+
+/// The module docstring or the first leading comment block that is not a license.
+fn doc_summary(language: Language, root: Node, bytes: &[u8]) -> Option<String> {
+    let mut cursor = root.walk();
+    let children: Vec<Node> = root.named_children(&mut cursor).take(40).collect();
+    if language == Language::Python {
+        let first = children.iter().find(|n| !n.kind().contains("comment"))?;
+        if first.kind() == "expression_statement"
+            && let Some(string) = first.named_child(0)
+            && string.kind() == "string"
+        {
+            return first_paragraph(node_text(string, bytes));
+        }
+    }
+    let mut block = String::new();
+    let mut last_row: Option<usize> = None;
+    let mut candidates: Vec<String> = Vec::new();
+    for node in &children {
+        if node.kind().contains("comment") {
+            let row = node.start_position().row;
+            if last_row.is_some_and(|r| row > r + 1) && !block.is_empty() {
+                candidates.push(std::mem::take(&mut block));
+            }
+            block.push_str(node_text(*node, bytes));
+            block.push('\n');
+            last_row = Some(node.end_position().row);
+        } else {
+            if !block.is_empty() {
+                candidates.push(std::mem::take(&mut block));
+            }
+            last_row = None;
+            if candidates.iter().any(|c| !is_license(c)) {
+                break;
+            }
+        }
+    }
+    if !block.is_empty() {
+        candidates.push(block);
+    }
+    candidates
+        .iter()
+        .filter(|c| !is_license(c))
+        .find_map(|c| first_paragraph(c))
+}
+
+fn is_license(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    lower.contains("copyright") || lower.contains("license") || lower.contains("spdx")
+}
+
+/// Strips comment markers and quotes and keeps the first paragraph, cut to 300 chars.
+fn first_paragraph(raw: &str) -> Option<String> {
+    let mut lines = Vec::new();
+    for line in raw.lines() {
+        let mut l = line.trim();
+        for marker in ["/**", "/*!", "/*", "*/", "///", "//!", "//", "#", "\"\"\"", "'''", "*"] {
+            l = l.strip_prefix(marker).unwrap_or(l).trim_start();
+        }
+        for marker in ["*/", "\"\"\"", "'''"] {
+            l = l.strip_suffix(marker).unwrap_or(l).trim_end();
+        }
+        let l = l.trim_matches(|c| c == '"' || c == '\'').trim();
+        if l.is_empty() {
+            if !lines.is_empty() {
+                break;
+            }
+            continue;
+        }
+        if l.starts_with("-*-") || l.starts_with("!/") || l.starts_with('@') {
+            continue;
+        }
+        lines.push(l.to_string());
+    }
+    let joined = lines.join(" ");
+    let words = joined.split_whitespace().count();
+    (words >= 2).then(|| truncate(&joined, 300))
+}

@@ -1,0 +1,220 @@
+//! Facts extracted from one artifact: what it defines, imports, references and extends,
+//! its doc summary, and the string keys it carries.
+//!
+//! Code facts come from tree-sitter with one query file per language in
+//! `facts/queries/` (the tags-query convention, see [`code`]); configuration facts come
+//! from format-aware readers (see [`config`]).
+
+pub mod code;
+pub mod config;
+mod grammar;
+
+pub use grammar::{CODE_LANGUAGES, Grammar, grammar_for};
+
+use serde::Serialize;
+
+use crate::artifact::Language;
+
+/// A 1-based, inclusive line span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Span {
+    /// First line (1-based).
+    pub start: u32,
+    /// Last line (1-based, inclusive).
+    pub end: u32,
+}
+
+/// What a definition defines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[allow(missing_docs)]
+pub enum DefKind {
+    Class,
+    Interface,
+    Trait,
+    Struct,
+    Enum,
+    Function,
+    Method,
+    Module,
+    Constant,
+    Type,
+    Macro,
+    Field,
+    Other,
+}
+
+impl DefKind {
+    /// Maps the suffix of a `@definition.<kind>` capture to a kind.
+    pub fn from_capture(kind: &str) -> DefKind {
+        match kind {
+            "class" | "object" => DefKind::Class,
+            "interface" | "protocol" => DefKind::Interface,
+            "trait" => DefKind::Trait,
+            "struct" | "union" => DefKind::Struct,
+            "enum" => DefKind::Enum,
+            "function" => DefKind::Function,
+            "method" | "constructor" => DefKind::Method,
+            "module" | "namespace" | "package" => DefKind::Module,
+            "constant" | "variable" => DefKind::Constant,
+            "type" => DefKind::Type,
+            "macro" => DefKind::Macro,
+            "field" | "property" => DefKind::Field,
+            _ => DefKind::Other,
+        }
+    }
+
+    /// True for kinds that other files extend or implement (classes, interfaces…).
+    pub fn is_type(self) -> bool {
+        matches!(
+            self,
+            DefKind::Class
+                | DefKind::Interface
+                | DefKind::Trait
+                | DefKind::Struct
+                | DefKind::Enum
+                | DefKind::Type
+        )
+    }
+}
+
+/// One definition in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Definition {
+    /// What is defined.
+    pub kind: DefKind,
+    /// The defined name as written.
+    pub name: String,
+    /// Qualified name where the language gives one (`pkg.Class.method`,
+    /// `crate::a::b`), built from the enclosing definitions and the file's package.
+    pub qualified: Option<String>,
+    /// The first line of the definition, trimmed (its signature line).
+    pub signature: String,
+    /// Lines the definition spans.
+    pub span: Span,
+}
+
+/// One import, include, require or `use` in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Import {
+    /// The module path, file path or namespace as written (quotes removed):
+    /// `payments.gateway`, `./util`, `github.com/a/b/pkg`, `stdio.h`, `crate::x::Y`.
+    pub target: String,
+    /// Names imported from it (`from a import b, c`; `import {x} from "./y"`).
+    pub names: Vec<String>,
+    /// Line of the statement (1-based).
+    pub line: u32,
+    /// Leading-dot depth of a Python relative import (`from ..a import b` → 2), else 0.
+    pub level: u32,
+    /// True for `#include <…>` system includes and similar non-local forms.
+    pub system: bool,
+}
+
+/// How a name is referenced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefKind {
+    /// A call of a function, method or constructor.
+    Call,
+    /// A use of a type name (annotations, `new X`, casts, generics…).
+    Type,
+    /// Any other use of a name.
+    Other,
+}
+
+/// One reference to a name defined elsewhere (or in the same file).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Reference {
+    /// The referenced name (last segment: `b` for `a.b()`).
+    pub name: String,
+    /// How it is referenced.
+    pub kind: RefKind,
+    /// Line (1-based).
+    pub line: u32,
+}
+
+/// Whether a supertype is extended or implemented.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SuperKind {
+    /// `class A(B)`, `extends B`, `: public B`, `< B`.
+    Extends,
+    /// `implements I`, `impl Trait for T`, protocol conformance.
+    Implements,
+}
+
+/// A type in this file that extends or implements another type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Supertype {
+    /// The name of the type declared here (may be empty when the grammar does not say).
+    pub child: String,
+    /// The supertype's name as written (last segment of a qualified name).
+    pub parent: String,
+    /// Extends or implements.
+    pub kind: SuperKind,
+    /// Line (1-based).
+    pub line: u32,
+}
+
+/// What kind of string a [`StringKey`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyKind {
+    /// A configuration key path (`spring.datasource.url`, `database.host`).
+    ConfigKey,
+    /// A string value that looks like a dotted class or module path
+    /// (`myapp.middleware.Auth`, `com.acme.Foo`).
+    DottedPath,
+    /// A string value that looks like a file path (`src/app.py`, `./conf/x.yml`).
+    FilePath,
+    /// A `${placeholder}` (or `%(name)s`, `{{ name }}`) naming another key.
+    Placeholder,
+}
+
+/// A string of interest: a config key, a dotted path or file path value, a placeholder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StringKey {
+    /// The key path or the value.
+    pub text: String,
+    /// What it is.
+    pub kind: KeyKind,
+    /// For values: the key path they sit under (empty for code files).
+    pub key: String,
+    /// Line (1-based) when the reader knows it, else 0.
+    pub line: u32,
+}
+
+/// Everything extracted from one artifact.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Facts {
+    /// The package, namespace or module the file declares (Java/Kotlin `package`, C#
+    /// and PHP `namespace`, Go `package`), when it declares one.
+    pub package: Option<String>,
+    /// Definitions in source order.
+    pub definitions: Vec<Definition>,
+    /// Imports in source order.
+    pub imports: Vec<Import>,
+    /// References in source order, deduplicated by (name, kind).
+    pub references: Vec<Reference>,
+    /// Extends/implements relations declared here.
+    pub supertypes: Vec<Supertype>,
+    /// Module docstring or leading comment, first paragraph, trimmed.
+    pub doc: Option<String>,
+    /// Config keys, dotted paths, file paths and placeholders.
+    pub string_keys: Vec<StringKey>,
+    /// Parse problems that were recovered from (tree-sitter error nodes, a config file
+    /// that did not parse), for the package's accounting.
+    pub problems: Vec<String>,
+}
+
+/// Extracts facts from `text` written in `language`. Never fails: what cannot be
+/// parsed is recorded in [`Facts::problems`].
+pub fn extract(language: Language, path: &str, text: &str) -> Facts {
+    if language.is_code() {
+        code::extract(language, text)
+    } else if language.is_config_format() {
+        config::extract(language, path, text)
+    } else {
+        Facts::default()
+    }
+}

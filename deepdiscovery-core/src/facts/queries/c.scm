@@ -1,0 +1,1 @@
+; c facts: written in the query task for c

@@ -1,0 +1,1 @@
+; cpp facts: written in the query task for cpp

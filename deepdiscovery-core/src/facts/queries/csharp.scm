@@ -1,0 +1,1 @@
+; csharp facts: written in the query task for csharp

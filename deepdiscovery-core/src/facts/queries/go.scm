@@ -1,0 +1,1 @@
+; go facts: written in the query task for go

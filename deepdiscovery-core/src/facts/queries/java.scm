@@ -1,0 +1,1 @@
+; java facts: written in the query task for java

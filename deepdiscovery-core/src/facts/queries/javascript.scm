@@ -1,0 +1,1 @@
+; javascript facts: written in the query task for javascript

@@ -1,0 +1,1 @@
+; kotlin facts: written in the query task for kotlin

@@ -1,0 +1,1 @@
+; php facts: written in the query task for php

@@ -1,0 +1,1 @@
+; ruby facts: written in the query task for ruby

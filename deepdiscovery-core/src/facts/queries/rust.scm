@@ -1,0 +1,1 @@
+; rust facts: written in the query task for rust

@@ -1,0 +1,1 @@
+; typescript facts: written in the query task for typescript

@@ -1,0 +1,250 @@
+//! A repository on disk, walked with the `ignore` crate (the walker behind ripgrep).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::UNIX_EPOCH;
+
+use ignore::WalkBuilder;
+
+use super::{
+    DEFAULT_MAX_FILE_SIZE, Entry, Listing, RepoSource, SkipReason, SkipStats, Stamp,
+    has_binary_extension, validate_relative,
+};
+use crate::{Error, Result};
+
+/// Version-control metadata directories that are never part of the repository's content.
+const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".bzr", ".jj"];
+
+/// A repository checked out on disk.
+///
+/// The walk honours `.gitignore`, `.ignore` and `.git/info/exclude` (also outside a git
+/// work tree), lists hidden files (`.env`, `.github/…` matter for configuration) but
+/// never the VCS directories, follows symbolic links only while they stay inside the
+/// root, and skips binaries and files over the size cap, counting each skip.
+#[derive(Debug, Clone)]
+pub struct FsSource {
+    root: PathBuf,
+    canonical_root: PathBuf,
+    max_file_size: u64,
+    honor_ignore_files: bool,
+}
+
+/// Builder for [`FsSource`]; validates the root in [`FsSourceBuilder::build`].
+#[derive(Debug, Clone)]
+pub struct FsSourceBuilder {
+    root: PathBuf,
+    max_file_size: u64,
+    honor_ignore_files: bool,
+}
+
+impl FsSourceBuilder {
+    /// Sets the size cap in bytes (default [`DEFAULT_MAX_FILE_SIZE`], 1 MiB).
+    pub fn max_file_size(mut self, bytes: u64) -> Self {
+        self.max_file_size = bytes;
+        self
+    }
+
+    /// Whether `.gitignore`/`.ignore` files are honoured (default true).
+    pub fn honor_ignore_files(mut self, yes: bool) -> Self {
+        self.honor_ignore_files = yes;
+        self
+    }
+
+    /// Checks the root and builds the source.
+    ///
+    /// # Errors
+    /// [`Error::RootNotFound`], [`Error::RootNotDirectory`], or [`Error::Io`] when the
+    /// root cannot be resolved.
+    pub fn build(self) -> Result<FsSource> {
+        let meta = match std::fs::metadata(&self.root) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Error::RootNotFound(self.root));
+            }
+            Err(e) => return Err(Error::io(self.root, e)),
+        };
+        if !meta.is_dir() {
+            return Err(Error::RootNotDirectory(self.root));
+        }
+        let canonical_root =
+            std::fs::canonicalize(&self.root).map_err(|e| Error::io(self.root.clone(), e))?;
+        std::fs::read_dir(&canonical_root).map_err(|e| Error::io(self.root.clone(), e))?;
+        Ok(FsSource {
+            root: self.root,
+            canonical_root,
+            max_file_size: self.max_file_size,
+            honor_ignore_files: self.honor_ignore_files,
+        })
+    }
+}
+
+impl FsSource {
+    /// A source on `root` with default settings.
+    ///
+    /// # Errors
+    /// See [`FsSourceBuilder::build`].
+    pub fn new(root: impl Into<PathBuf>) -> Result<Self> {
+        Self::builder(root).build()
+    }
+
+    /// A builder to change the defaults.
+    pub fn builder(root: impl Into<PathBuf>) -> FsSourceBuilder {
+        FsSourceBuilder {
+            root: root.into(),
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+            honor_ignore_files: true,
+        }
+    }
+
+    /// The root as given.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The size cap in bytes.
+    pub fn max_file_size(&self) -> u64 {
+        self.max_file_size
+    }
+
+    fn relative(&self, path: &Path) -> Option<String> {
+        let rel = path
+            .strip_prefix(&self.canonical_root)
+            .or_else(|_| path.strip_prefix(&self.root))
+            .ok()?;
+        let mut out = String::new();
+        for part in rel.components() {
+            let part = part.as_os_str().to_str()?;
+            if !out.is_empty() {
+                out.push('/');
+            }
+            out.push_str(part);
+        }
+        Some(out)
+    }
+}
+
+impl RepoSource for FsSource {
+    fn label(&self) -> String {
+        self.root.display().to_string()
+    }
+
+    fn list(&self) -> Result<Listing> {
+        let skipped = Arc::new(Mutex::new(SkipStats::default()));
+        let filter_skips = Arc::clone(&skipped);
+        let canonical_root = self.canonical_root.clone();
+        let walker = WalkBuilder::new(&self.canonical_root)
+            .hidden(false)
+            .parents(false)
+            .ignore(self.honor_ignore_files)
+            .git_ignore(self.honor_ignore_files)
+            .git_exclude(self.honor_ignore_files)
+            .git_global(false)
+            .require_git(false)
+            .follow_links(true)
+            .sort_by_file_name(|a, b| a.cmp(b))
+            .filter_entry(move |entry| {
+                if entry.depth() > 0 && entry.file_type().is_some_and(|t| t.is_dir()) {
+                    let name = entry.file_name().to_str().unwrap_or("");
+                    if VCS_DIRS.contains(&name) {
+                        return false;
+                    }
+                }
+                if !entry.path_is_symlink() {
+                    return true;
+                }
+                let reason = match std::fs::canonicalize(entry.path()) {
+                    Ok(target) if target.starts_with(&canonical_root) => return true,
+                    Ok(_) => SkipReason::OutsideRoot,
+                    Err(_) => SkipReason::BrokenLink,
+                };
+                let shown = entry
+                    .path()
+                    .strip_prefix(&canonical_root)
+                    .unwrap_or(entry.path());
+                if let Ok(mut stats) = filter_skips.lock() {
+                    stats.record(reason, shown.to_string_lossy().replace('\\', "/"));
+                }
+                false
+            })
+            .build();
+
+        let mut entries = Vec::new();
+        let mut local = SkipStats::default();
+        for item in walker {
+            let entry = match item {
+                Ok(entry) => entry,
+                Err(err) => {
+                    let reason = if is_loop(&err) {
+                        SkipReason::BrokenLink
+                    } else {
+                        SkipReason::Unreadable
+                    };
+                    local.record(reason, err.to_string());
+                    continue;
+                }
+            };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let Some(rel) = self.relative(entry.path()) else {
+                local.record(
+                    SkipReason::NonUtf8Path,
+                    entry.path().to_string_lossy().into_owned(),
+                );
+                continue;
+            };
+            if has_binary_extension(&rel) {
+                local.record(SkipReason::Binary, rel);
+                continue;
+            }
+            let meta = match entry.metadata() {
+                Ok(meta) => meta,
+                Err(_) => {
+                    local.record(SkipReason::Unreadable, rel);
+                    continue;
+                }
+            };
+            if meta.len() > self.max_file_size {
+                local.record(SkipReason::TooLarge, rel);
+                continue;
+            }
+            let mtime = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .map(|d| d.as_nanos())
+                .unwrap_or(0);
+            entries.push(Entry {
+                path: rel,
+                size: meta.len(),
+                stamp: Stamp::Modified(mtime),
+            });
+        }
+        entries.sort_by(|a, b| a.path.cmp(&b.path));
+        entries.dedup_by(|a, b| a.path == b.path);
+        let mut skipped = skipped.lock().map(|s| s.clone()).unwrap_or_default();
+        skipped.merge(&local);
+        Ok(Listing { entries, skipped })
+    }
+
+    fn read(&self, path: &str) -> Result<Vec<u8>> {
+        validate_relative(path)?;
+        let full = self.canonical_root.join(path);
+        let target = std::fs::canonicalize(&full).map_err(|e| Error::io(&full, e))?;
+        if !target.starts_with(&self.canonical_root) {
+            return Err(Error::NoSuchArtifact(path.to_string()));
+        }
+        std::fs::read(&target).map_err(|e| Error::io(&full, e))
+    }
+}
+
+fn is_loop(err: &ignore::Error) -> bool {
+    match err {
+        ignore::Error::Loop { .. } => true,
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => is_loop(err),
+        ignore::Error::Partial(errs) => errs.iter().any(is_loop),
+        _ => false,
+    }
+}

@@ -1,0 +1,1 @@
+//! Tests: lang_go.

@@ -1,0 +1,20 @@
+//! Integration tests of deepdiscovery-core: one binary, one module per area.
+
+mod support;
+
+mod config_facts;
+mod grammars;
+mod lang_c_family;
+mod lang_csharp;
+mod lang_go;
+mod lang_java;
+mod lang_js;
+mod lang_kotlin;
+mod lang_php;
+mod lang_python;
+mod lang_ruby;
+mod lang_rust;
+mod mixed;
+mod roles;
+mod session;
+mod source;

@@ -1,0 +1,63 @@
+//! Helpers shared by the integration tests.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use deepdiscovery_core::graph::Edge;
+use deepdiscovery_core::{Relation, RepoGraph, Session};
+
+/// The path of a fixture repository under `tests/fixtures/` at the workspace root.
+pub fn fixture_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(name)
+}
+
+/// The graph of a fixture repository, read from disk.
+pub fn fixture_graph(name: &str) -> Arc<RepoGraph> {
+    let session = Session::open(fixture_path(name)).expect("fixture opens");
+    session.graph().expect("graph builds")
+}
+
+/// Asserts that an edge of `relation` goes from `from` to `to` with a rationale that
+/// contains `rationale_part`; returns it.
+pub fn assert_edge<'g>(
+    graph: &'g RepoGraph,
+    from: &str,
+    to: &str,
+    relation: Relation,
+    rationale_part: &str,
+) -> Edge<'g> {
+    let edge = graph.edge(from, to, relation).unwrap_or_else(|| {
+        let out: Vec<String> = graph
+            .edges_from(from)
+            .iter()
+            .map(|e| format!("  {:?} -> {} ({})", e.relation, e.to, e.rationale))
+            .collect();
+        panic!(
+            "missing {relation:?} edge {from} -> {to}; edges from {from}:\n{}",
+            out.join("\n")
+        )
+    });
+    assert!(
+        edge.rationale.contains(rationale_part),
+        "rationale of {from} -> {to} ({relation:?}) is {:?}, expected it to contain {rationale_part:?}",
+        edge.rationale
+    );
+    assert!(
+        (0.0..=1.0).contains(&edge.confidence),
+        "confidence out of range: {}",
+        edge.confidence
+    );
+    edge
+}
+
+/// Asserts that no edge of `relation` goes from `from` to `to`.
+pub fn assert_no_edge(graph: &RepoGraph, from: &str, to: &str, relation: Relation) {
+    if let Some(edge) = graph.edge(from, to, relation) {
+        panic!(
+            "unexpected {relation:?} edge {from} -> {to}: {}",
+            edge.rationale
+        );
+    }
+}
