@@ -1,1 +1,98 @@
-pub fn x(){}
+//! Python bindings: `deepdiscovery._native`.
+//!
+//! Thin by design: convert types, release the GIL around long work, map errors. Every
+//! piece of logic lives in `deepdiscovery-core`.
+
+use pyo3::exceptions::{PyFileNotFoundError, PyNotADirectoryError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use deepdiscovery_core::{Error, Session};
+
+pyo3::create_exception!(
+    _native,
+    DeepDiscoveryError,
+    pyo3::exceptions::PyException,
+    "Base class of every error raised by deepdiscovery."
+);
+
+/// Maps a core error to the Python exception a caller can act on.
+fn to_py(err: Error) -> PyErr {
+    match err {
+        Error::RootNotFound(_) => PyFileNotFoundError::new_err(err.to_string()),
+        Error::RootNotDirectory(_) => PyNotADirectoryError::new_err(err.to_string()),
+        Error::EmptyTask | Error::InvalidConfig(_) | Error::InvalidRule { .. } => {
+            PyValueError::new_err(err.to_string())
+        }
+        other => DeepDiscoveryError::new_err(other.to_string()),
+    }
+}
+
+/// A repository session (see `deepdiscovery_core::Session`).
+#[pyclass(name = "Session", module = "deepdiscovery._native", frozen)]
+struct PySession {
+    inner: Session,
+}
+
+#[pymethods]
+impl PySession {
+    #[new]
+    fn new(py: Python<'_>, root: std::path::PathBuf) -> PyResult<Self> {
+        let inner = py.detach(|| Session::open(root)).map_err(to_py)?;
+        Ok(PySession { inner })
+    }
+
+    /// The repository graph as a dict: `nodes` (path, language, role) and `edges`
+    /// (from, to, relation, confidence, rationale).
+    fn graph<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (nodes, edges) = py
+            .detach(|| {
+                self.inner.graph().map(|g| {
+                    let nodes: Vec<(String, String, String)> = g
+                        .nodes()
+                        .map(|n| (n.path.clone(), n.language.to_string(), n.role.to_string()))
+                        .collect();
+                    let edges: Vec<(String, String, String, f32, String)> = g
+                        .edges()
+                        .iter()
+                        .map(|e| {
+                            (
+                                e.from.to_string(),
+                                e.to.to_string(),
+                                relation_name(e.relation),
+                                e.confidence,
+                                e.rationale.to_string(),
+                            )
+                        })
+                        .collect();
+                    (nodes, edges)
+                })
+            })
+            .map_err(to_py)?;
+        let out = PyDict::new(py);
+        out.set_item("nodes", nodes)?;
+        out.set_item("edges", edges)?;
+        Ok(out)
+    }
+}
+
+fn relation_name(relation: deepdiscovery_core::Relation) -> String {
+    serde_json::to_value(relation)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| format!("{relation:?}"))
+}
+
+/// The library version.
+#[pyfunction]
+fn version() -> &'static str {
+    deepdiscovery_core::VERSION
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PySession>()?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add("DeepDiscoveryError", m.py().get_type::<DeepDiscoveryError>())?;
+    Ok(())
+}

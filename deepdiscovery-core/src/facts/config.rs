@@ -243,11 +243,18 @@ impl YamlWalker<'_> {
 
 impl MarkedEventReceiver for YamlWalker<'_> {
     fn on_event(&mut self, event: Event, mark: Marker) {
-        let line = mark.line() as u32 + 1;
+        // yaml-rust2's marks count lines from 1.
+        let line = mark.line() as u32;
         match event {
             Event::MappingStart(..) | Event::SequenceStart(..) => {
                 let is_mapping = matches!(event, Event::MappingStart(..));
                 let path = self.current_path();
+                if !is_mapping
+                    && self.pending_key.is_some()
+                    && let Some(sink) = self.sink.as_deref_mut()
+                {
+                    sink.leaf(&path, None, line);
+                }
                 self.pending_key = None;
                 self.frames.push((is_mapping, true, path));
             }
@@ -266,14 +273,13 @@ impl MarkedEventReceiver for YamlWalker<'_> {
                     let in_sequence = self.frames.last().is_some_and(|f| !f.0);
                     let path = self.current_path();
                     if let Some(sink) = self.sink.as_deref_mut() {
-                        // A sequence item's path is its sequence's key: the key was
-                        // already recorded when the sequence began under it.
-                        let key = if in_sequence { "" } else { path.as_str() };
-                        sink.leaf(key, Some(&value), line);
                         if in_sequence {
+                            // An item of a list sits under the list's key path.
                             for (kind, text) in classify_value(&value) {
                                 sink.push(text, kind, &path, line);
                             }
+                        } else {
+                            sink.leaf(&path, Some(&value), line);
                         }
                     }
                     self.value_done();
@@ -461,7 +467,9 @@ fn read_ini(text: &str, sink: &mut KeySink) {
         }
         if line.starts_with([' ', '\t']) {
             if let Some((key, _)) = &last_key {
-                for (kind, text) in classify_value(trimmed) {
+                // A continuation is a list item or a `name = value` line (entry points).
+                let value = trimmed.split_once('=').map_or(trimmed, |(_, v)| v.trim());
+                for (kind, text) in classify_value(value) {
                     sink.push(text, kind, key, line_no);
                 }
                 continue;

@@ -174,12 +174,19 @@ impl RepoSource for FsSource {
             let entry = match item {
                 Ok(entry) => entry,
                 Err(err) => {
-                    let reason = if is_loop(&err) {
+                    let path = error_path(&err);
+                    let is_link = path
+                        .and_then(|p| std::fs::symlink_metadata(p).ok())
+                        .is_some_and(|m| m.file_type().is_symlink());
+                    let reason = if is_loop(&err) || is_link {
                         SkipReason::BrokenLink
                     } else {
                         SkipReason::Unreadable
                     };
-                    local.record(reason, err.to_string());
+                    let shown = path
+                        .and_then(|p| self.relative(p))
+                        .unwrap_or_else(|| err.to_string());
+                    local.record(reason, shown);
                     continue;
                 }
             };
@@ -246,5 +253,17 @@ fn is_loop(err: &ignore::Error) -> bool {
         | ignore::Error::WithLineNumber { err, .. } => is_loop(err),
         ignore::Error::Partial(errs) => errs.iter().any(is_loop),
         _ => false,
+    }
+}
+
+/// The path an ignore error is about, when it says.
+fn error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::Loop { child, .. } => Some(child),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        _ => None,
     }
 }

@@ -1,0 +1,31 @@
+# deepdiscovery: `make demo` runs the main job on an example, `make test` runs every test.
+
+VENV ?= .venv
+PYTHON ?= python3
+VPY := $(VENV)/bin/python
+DEMO_REPO ?= tests/fixtures/mixed_app
+
+.PHONY: demo test test-rust test-python lint venv
+
+demo:
+	cargo run --release -q -p deepdiscovery-core --example graph -- $(DEMO_REPO)
+
+test: test-rust test-python
+
+test-rust:
+	cargo test --workspace --exclude deepdiscovery-py
+
+$(VPY):
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q "maturin>=1.9.4,<2" "pytest>=7"
+
+venv: $(VPY)
+
+test-python: $(VPY)
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop -q
+	$(VPY) -m pytest -q tests/python
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
