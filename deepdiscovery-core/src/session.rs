@@ -1,7 +1,7 @@
 //! A `Session`: one repository, its facts cached across queries and revalidated on
 //! every query, so answers are fast on the second call and never stale.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::artifact::{Language, Role};
 use crate::facts::{self, Facts};
 use crate::graph::{GraphInput, InputArtifact, RelationRule, RepoGraph, build_graph};
-use crate::resolve::{IndexedFile, RepoIndex, file_name};
+use crate::resolve::{IndexedFile, RepoIndex};
 use crate::source::{Entry, RepoSource, SkipReason, SkipStats, Stamp, looks_binary};
 use crate::{Error, Result};
 
@@ -27,17 +27,17 @@ pub struct ArtifactInfo {
     pub path: String,
     /// Size in bytes.
     pub size: u64,
-    /// Detected language.
+    /// Detected language (by name alone until the file has been read).
     pub language: Language,
     /// Artifact role.
     pub role: Role,
-    /// Facts, once computed.
+    /// Facts, when they have been computed and are current.
     pub facts: Option<Arc<Facts>>,
 }
 
+/// What reading and parsing one file gave.
 #[derive(Debug, Clone)]
-struct Cached {
-    entry: Entry,
+struct Parsed {
     content_hash: u64,
     read_at_ns: u128,
     language: Language,
@@ -45,24 +45,48 @@ struct Cached {
     facts: Arc<Facts>,
 }
 
-#[derive(Debug, Default)]
-struct State {
-    cache: HashMap<String, Cached>,
-    graph: Option<(u64, Arc<RepoGraph>)>,
+/// One listed artifact: its listing entry and, once read, its parsed facts.
+#[derive(Debug, Clone)]
+struct Slot {
+    entry: Entry,
+    language: Language,
+    role: Role,
+    parsed: Option<Parsed>,
+    /// True when `parsed` is known to match the current content; false when the
+    /// listing says the file may have changed (its old facts are kept only to be
+    /// reused if the content hash turns out unchanged).
+    verified: bool,
 }
 
-/// What the last refresh did: how much was listed, re-read, reused and skipped.
+impl Slot {
+    fn current(&self) -> Option<&Parsed> {
+        self.parsed.as_ref().filter(|_| self.verified)
+    }
+}
+
+#[derive(Debug, Default)]
+struct State {
+    slots: BTreeMap<String, Slot>,
+    /// Files found unreadable or binary when read, with the entry they had then: not
+    /// read again until their listing entry changes.
+    rejected: HashMap<String, (Entry, SkipReason)>,
+    graph: Option<(u64, Arc<RepoGraph>)>,
+    stats: SessionStats,
+}
+
+/// What the session did since its last listing: how much was listed, parsed, reused
+/// and skipped.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct SessionStats {
     /// Artifacts listed by the source.
     pub listed: usize,
-    /// Artifacts whose facts were (re)computed by the last refresh.
+    /// Artifacts read and parsed since the last listing.
     pub parsed: usize,
-    /// Artifacts whose cached facts were reused.
+    /// Artifacts whose cached facts were reused (unchanged stamp or content).
     pub reused: usize,
     /// Artifacts dropped because they were deleted since the previous query.
     pub removed: usize,
-    /// Files with recovered parse problems (syntax errors, config that did not parse).
+    /// Parsed files with recovered problems (syntax errors, config that did not parse).
     pub with_problems: usize,
     /// Files that had invalid UTF-8, read lossily.
     pub lossy_utf8: usize,
@@ -75,12 +99,13 @@ pub struct SessionStats {
 /// A repository session: holds the source, caches facts and the graph, revalidates
 /// both on every query.
 ///
-/// A `Session` is `Send + Sync`; concurrent queries serialize on the cache.
+/// Facts are computed on demand: listing is cheap (paths, sizes, stamps), and only the
+/// files a query needs are read and parsed, in parallel. A `Session` is
+/// `Send + Sync`; concurrent queries serialize on the cache.
 pub struct Session {
     source: Box<dyn RepoSource>,
     rules: Vec<Box<dyn RelationRule>>,
     state: Mutex<State>,
-    stats: Mutex<SessionStats>,
 }
 
 impl std::fmt::Debug for Session {
@@ -99,7 +124,6 @@ impl Session {
             source: Box::new(source),
             rules: Vec::new(),
             state: Mutex::new(State::default()),
-            stats: Mutex::new(SessionStats::default()),
         }
     }
 
@@ -122,72 +146,88 @@ impl Session {
         self.source.as_ref()
     }
 
-    /// What the last refresh did.
+    /// What the session did since its last listing.
     pub fn stats(&self) -> SessionStats {
-        lock(&self.stats).clone()
+        lock(&self.state).stats.clone()
     }
 
-    /// Every artifact with facts computed, after revalidating against the source.
+    /// Every artifact, after revalidating the listing against the source. Cheap: no
+    /// file is read; `facts` is set only for files already parsed and unchanged.
     ///
     /// # Errors
     /// An error of the source's listing (a root that disappeared, say).
     pub fn artifacts(&self) -> Result<Vec<ArtifactInfo>> {
         let mut state = lock(&self.state);
         self.refresh(&mut state)?;
-        let mut out: Vec<ArtifactInfo> = state
-            .cache
-            .values()
-            .map(|c| ArtifactInfo {
-                path: c.entry.path.clone(),
-                size: c.entry.size,
-                language: c.language,
-                role: c.role,
-                facts: Some(Arc::clone(&c.facts)),
-            })
-            .collect();
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(out)
+        Ok(state.slots.values().map(info).collect())
     }
 
-    /// The facts of one artifact, fresh.
+    /// The facts of one artifact, fresh; reads and parses only that file if needed.
     ///
     /// # Errors
-    /// [`Error::NoSuchArtifact`] when `path` is not an artifact of the repository.
+    /// [`Error::NoSuchArtifact`] when `path` is not an artifact of the repository (or
+    /// turned out binary or unreadable).
     pub fn facts(&self, path: &str) -> Result<Arc<Facts>> {
-        let mut state = lock(&self.state);
-        self.refresh(&mut state)?;
-        state
-            .cache
-            .get(path)
-            .map(|c| Arc::clone(&c.facts))
+        let mut found = self.facts_for(&[path])?;
+        found
+            .pop()
+            .map(|(_, facts)| facts)
             .ok_or_else(|| Error::NoSuchArtifact(path.to_string()))
     }
 
-    /// The repository graph, rebuilt when any artifact changed since the last call.
+    /// The facts of several artifacts, fresh, parsed in parallel where needed. Paths
+    /// that are not artifacts are left out of the answer.
+    ///
+    /// # Errors
+    /// An error of the source's listing.
+    pub fn facts_for(&self, paths: &[&str]) -> Result<Vec<(String, Arc<Facts>)>> {
+        let mut state = lock(&self.state);
+        self.refresh(&mut state)?;
+        let wanted: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
+        self.ensure(&mut state, &wanted);
+        let mut out: Vec<(String, Arc<Facts>)> = wanted
+            .into_iter()
+            .filter_map(|p| {
+                let facts = state.slots.get(&p)?.current()?.facts.clone();
+                Some((p, facts))
+            })
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out.dedup_by(|a, b| a.0 == b.0);
+        Ok(out)
+    }
+
+    /// The repository graph over every artifact, rebuilt when any artifact changed
+    /// since the last call.
     ///
     /// # Errors
     /// An error of the source's listing.
     pub fn graph(&self) -> Result<Arc<RepoGraph>> {
         let mut state = lock(&self.state);
         self.refresh(&mut state)?;
-        let fingerprint = fingerprint(&state.cache);
+        let all: Vec<String> = state.slots.keys().cloned().collect();
+        self.ensure(&mut state, &all);
+        let fingerprint = fingerprint(&state.slots);
         if let Some((fp, graph)) = &state.graph
             && *fp == fingerprint
         {
-            lock(&self.stats).graph_reused = true;
-            return Ok(Arc::clone(graph));
+            let graph = Arc::clone(graph);
+            state.stats.graph_reused = true;
+            return Ok(graph);
         }
-        let mut artifacts: Vec<InputArtifact> = state
-            .cache
+        let artifacts: Vec<InputArtifact> = state
+            .slots
             .values()
-            .map(|c| InputArtifact {
-                path: c.entry.path.clone(),
-                language: c.language,
-                role: c.role,
-                facts: Arc::clone(&c.facts),
+            .filter_map(|slot| {
+                let parsed = slot.current()?;
+                Some(InputArtifact {
+                    path: slot.entry.path.clone(),
+                    language: parsed.language,
+                    role: parsed.role,
+                    facts: Arc::clone(&parsed.facts),
+                })
             })
             .collect();
-        artifacts.sort_by(|a, b| a.path.cmp(&b.path));
         let indexed: Vec<IndexedFile<'_>> = artifacts
             .iter()
             .map(|a| IndexedFile {
@@ -198,9 +238,9 @@ impl Session {
             .collect();
         let read = |path: &str| self.read_text(path);
         let index = RepoIndex::build(&indexed, &read);
-        let codeowners = ["CODEOWNERS", ".github/CODEOWNERS", "docs/CODEOWNERS", ".gitlab/CODEOWNERS"]
+        let codeowners = CODEOWNERS
             .iter()
-            .filter(|p| state.cache.contains_key(**p))
+            .filter(|p| state.slots.contains_key(**p))
             .find_map(|p| self.read_text(p).map(|t| (p.to_string(), t)));
         let input = GraphInput {
             artifacts,
@@ -210,7 +250,7 @@ impl Session {
         let rules: Vec<&dyn RelationRule> = self.rules.iter().map(|r| r.as_ref()).collect();
         let graph = Arc::new(build_graph(&input, &rules));
         state.graph = Some((fingerprint, Arc::clone(&graph)));
-        lock(&self.stats).graph_reused = false;
+        state.stats.graph_reused = false;
         Ok(graph)
     }
 
@@ -219,8 +259,8 @@ impl Session {
         Some(String::from_utf8_lossy(&bytes).into_owned())
     }
 
-    /// Lists the source and brings the cache up to date: new and changed files are
-    /// read and parsed in parallel, deleted ones dropped.
+    /// Lists the source and reconciles the slots: unchanged files keep their facts,
+    /// changed ones are marked for re-reading, deleted ones dropped. Reads nothing.
     fn refresh(&self, state: &mut State) -> Result<()> {
         let listing = self.source.list()?;
         let mut stats = SessionStats {
@@ -228,132 +268,190 @@ impl Session {
             skipped: listing.skipped.clone(),
             ..SessionStats::default()
         };
-        let now = now_ns();
-        let mut to_read: Vec<(Entry, Option<Cached>)> = Vec::new();
-        let mut keep: HashMap<String, Cached> = HashMap::with_capacity(listing.entries.len());
-        let mut previous = std::mem::take(&mut state.cache);
-        for entry in &listing.entries {
-            match previous.remove(&entry.path) {
-                Some(cached) if is_fresh(&cached, entry) => {
-                    keep.insert(entry.path.clone(), cached);
-                }
-                other => to_read.push((entry.clone(), other)),
+        let mut previous = std::mem::take(&mut state.slots);
+        let mut slots = BTreeMap::new();
+        let mut rejected = HashMap::new();
+        for entry in listing.entries {
+            if let Some((old, reason)) = state.rejected.remove(&entry.path)
+                && old == entry
+            {
+                stats.skipped.record(reason, entry.path.clone());
+                rejected.insert(entry.path.clone(), (entry, reason));
+                continue;
             }
+            let slot = match previous.remove(&entry.path) {
+                Some(mut slot) => {
+                    slot.verified = slot.verified
+                        && slot.parsed.as_ref().is_some_and(|p| is_fresh(&slot.entry, p, &entry));
+                    slot.entry = entry;
+                    slot
+                }
+                None => {
+                    let language = Language::detect(&entry.path, None);
+                    Slot {
+                        role: Role::classify(&entry.path, language),
+                        language,
+                        entry,
+                        parsed: None,
+                        verified: false,
+                    }
+                }
+            };
+            slots.insert(slot.entry.path.clone(), slot);
         }
         stats.removed = previous.len();
-        let results: Vec<(String, std::result::Result<Cached, SkipReason>, bool)> = to_read
-            .into_par_iter()
-            .map(|(entry, old)| {
-                let path = entry.path.clone();
-                let (result, reused) = self.load(entry, old, now);
-                (path, result, reused)
-            })
-            .collect();
-        for (path, result, reused) in results {
-            match result {
-                Ok(cached) => {
-                    if reused {
-                        stats.reused += 1;
-                    } else {
-                        stats.parsed += 1;
-                    }
-                    keep.insert(path, cached);
-                }
-                Err(reason) => stats.skipped.record(reason, path),
-            }
-        }
-        stats.reused += keep.len() - stats.parsed - stats.reused;
-        for cached in keep.values() {
-            if !cached.facts.problems.is_empty() {
-                stats.with_problems += 1;
-            }
-            if cached.facts.problems.iter().any(|p| p.starts_with(LOSSY)) {
-                stats.lossy_utf8 += 1;
-            }
-        }
-        state.cache = keep;
-        *lock(&self.stats) = stats;
+        state.slots = slots;
+        state.rejected = rejected;
+        stats.with_problems = state
+            .slots
+            .values()
+            .filter_map(Slot::current)
+            .filter(|p| !p.facts.problems.is_empty())
+            .count();
+        stats.lossy_utf8 = state
+            .slots
+            .values()
+            .filter_map(Slot::current)
+            .filter(|p| p.facts.problems.iter().any(|m| m.starts_with(LOSSY)))
+            .count();
+        stats.reused = state.slots.values().filter(|s| s.verified).count();
+        state.stats = stats;
         Ok(())
     }
 
-    /// Reads and parses one artifact; reuses the old facts when the content hash is
-    /// unchanged (a touched but unmodified file).
-    fn load(
-        &self,
-        entry: Entry,
-        old: Option<Cached>,
-        now: u128,
-    ) -> (std::result::Result<Cached, SkipReason>, bool) {
-        let bytes = match self.source.read(&entry.path) {
-            Ok(bytes) => bytes,
-            Err(_) => return (Err(SkipReason::Unreadable), false),
-        };
+    /// Makes the facts of `paths` current: reads and parses (in parallel) those that
+    /// are new or may have changed. Binary and unreadable files leave the slots.
+    fn ensure(&self, state: &mut State, paths: &[String]) {
+        let mut work: Vec<Slot> = Vec::new();
+        for path in paths {
+            if let Some(slot) = state.slots.get(path)
+                && !slot.verified
+                && let Some(slot) = state.slots.remove(path)
+            {
+                work.push(slot);
+            }
+        }
+        if work.is_empty() {
+            return;
+        }
+        let now = now_ns();
+        let loaded: Vec<(Slot, std::result::Result<bool, SkipReason>)> = work
+            .into_par_iter()
+            .map(|mut slot| {
+                let outcome = self.load(&mut slot, now);
+                (slot, outcome)
+            })
+            .collect();
+        for (slot, outcome) in loaded {
+            match outcome {
+                Ok(reused) => {
+                    if reused {
+                        state.stats.reused += 1;
+                    } else {
+                        state.stats.parsed += 1;
+                    }
+                    if let Some(parsed) = slot.current() {
+                        if !parsed.facts.problems.is_empty() {
+                            state.stats.with_problems += 1;
+                        }
+                        if parsed.facts.problems.iter().any(|m| m.starts_with(LOSSY)) {
+                            state.stats.lossy_utf8 += 1;
+                        }
+                    }
+                    state.slots.insert(slot.entry.path.clone(), slot);
+                }
+                Err(reason) => {
+                    state.stats.skipped.record(reason, slot.entry.path.clone());
+                    state
+                        .rejected
+                        .insert(slot.entry.path.clone(), (slot.entry, reason));
+                }
+            }
+        }
+    }
+
+    /// Reads and parses one artifact into its slot. `Ok(true)` when the content hash
+    /// was unchanged and the old facts were kept (a touched but unmodified file).
+    fn load(&self, slot: &mut Slot, now: u128) -> std::result::Result<bool, SkipReason> {
+        let bytes = self
+            .source
+            .read(&slot.entry.path)
+            .map_err(|_| SkipReason::Unreadable)?;
         if looks_binary(&bytes) {
-            return (Err(SkipReason::Binary), false);
+            return Err(SkipReason::Binary);
         }
         let content_hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-        if let Some(old) = old
-            && old.content_hash == content_hash
+        if let Some(parsed) = slot.parsed.as_mut()
+            && parsed.content_hash == content_hash
         {
-            return (
-                Ok(Cached {
-                    entry,
-                    read_at_ns: now,
-                    ..old
-                }),
-                true,
-            );
+            parsed.read_at_ns = now;
+            slot.verified = true;
+            return Ok(true);
         }
-        let language = Language::detect(&entry.path, Some(&bytes[..bytes.len().min(256)]));
-        let role = Role::classify(&entry.path, language);
+        let language = Language::detect(&slot.entry.path, Some(&bytes[..bytes.len().min(256)]));
+        let role = Role::classify(&slot.entry.path, language);
         let (text, lossy) = match String::from_utf8_lossy(&bytes) {
             std::borrow::Cow::Borrowed(s) => (std::borrow::Cow::Borrowed(s), false),
             owned => (owned, true),
         };
-        let mut facts = facts::extract(language, &entry.path, &text);
+        let mut facts = facts::extract(language, &slot.entry.path, &text);
         if lossy {
             facts
                 .problems
                 .insert(0, format!("{LOSSY}: invalid UTF-8 replaced"));
         }
-        (
-            Ok(Cached {
-                entry,
-                content_hash,
-                read_at_ns: now,
-                language,
-                role,
-                facts: Arc::new(facts),
-            }),
-            false,
-        )
+        slot.language = language;
+        slot.role = role;
+        slot.parsed = Some(Parsed {
+            content_hash,
+            read_at_ns: now,
+            language,
+            role,
+            facts: Arc::new(facts),
+        });
+        slot.verified = true;
+        Ok(false)
+    }
+}
+
+/// Where a CODEOWNERS file may live, in GitHub's order of precedence.
+const CODEOWNERS: [&str; 4] = [
+    ".github/CODEOWNERS",
+    "CODEOWNERS",
+    "docs/CODEOWNERS",
+    ".gitlab/CODEOWNERS",
+];
+
+fn info(slot: &Slot) -> ArtifactInfo {
+    ArtifactInfo {
+        path: slot.entry.path.clone(),
+        size: slot.entry.size,
+        language: slot.language,
+        role: slot.role,
+        facts: slot.current().map(|p| Arc::clone(&p.facts)),
     }
 }
 
 const LOSSY: &str = "lossy utf-8";
 
-/// Whether a cached artifact is certainly unchanged, judging by the listing alone.
-fn is_fresh(cached: &Cached, entry: &Entry) -> bool {
-    if cached.entry.size != entry.size || cached.entry.stamp != entry.stamp {
+/// Whether parsed facts are certainly current, judging by the listing alone.
+fn is_fresh(old: &Entry, parsed: &Parsed, entry: &Entry) -> bool {
+    if old.size != entry.size || old.stamp != entry.stamp {
         return false;
     }
     match entry.stamp {
         Stamp::Content(_) => true,
         // Unknown mtime, or one too close to when we read the file: hash again.
         Stamp::Modified(0) => false,
-        Stamp::Modified(mtime) => cached.read_at_ns.saturating_sub(mtime) > RACY_WINDOW_NS,
+        Stamp::Modified(mtime) => parsed.read_at_ns.saturating_sub(mtime) > RACY_WINDOW_NS,
     }
 }
 
 /// A hash of every (path, content hash): equal fingerprints mean an equal graph.
-fn fingerprint(cache: &HashMap<String, Cached>) -> u64 {
-    let mut items: Vec<(&str, u64)> = cache
-        .values()
-        .map(|c| (c.entry.path.as_str(), c.content_hash))
-        .collect();
-    items.sort_unstable();
+fn fingerprint(slots: &BTreeMap<String, Slot>) -> u64 {
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    for (path, hash) in items {
+    for (path, slot) in slots {
+        let hash = slot.current().map_or(0, |p| p.content_hash);
         hasher.update(path.as_bytes());
         hasher.update(&[0]);
         hasher.update(&hash.to_le_bytes());
@@ -372,9 +470,4 @@ fn now_ns() -> u128 {
 /// every update is done on locals and swapped in at the end).
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-#[allow(dead_code)]
-fn is_manifest(path: &str) -> bool {
-    crate::graph::is_module_manifest(file_name(path))
 }

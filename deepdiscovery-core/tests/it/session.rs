@@ -142,3 +142,20 @@ proptest! {
         prop_assert_eq!(first, edge_dump(&session));
     }
 }
+
+#[test]
+fn facts_are_computed_only_for_the_files_asked_for() {
+    let session = Session::open(fixture_path("python_app")).unwrap();
+    let listed = session.artifacts().unwrap();
+    assert!(listed.len() > 10);
+    assert!(listed.iter().all(|a| a.facts.is_none()), "listing reads nothing");
+    assert_eq!(session.stats().parsed, 0);
+    session.facts("src/shop/orders.py").unwrap();
+    assert_eq!(session.stats().parsed, 1);
+    let both = session
+        .facts_for(&["src/shop/orders.py", "src/shop/util.py", "not/there.py"])
+        .unwrap();
+    let paths: Vec<&str> = both.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(paths, ["src/shop/orders.py", "src/shop/util.py"]);
+    assert_eq!(session.stats().parsed, 1, "orders.py was reused, util.py parsed");
+}

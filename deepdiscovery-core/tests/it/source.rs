@@ -55,6 +55,7 @@ fn fs_source_skips_binaries_and_huge_files_and_counts_them() {
     assert_eq!(listing.skipped.examples[&SkipReason::TooLarge], ["big.py"]);
     // A NUL byte is only seen when reading: the session counts it then.
     let session = Session::new(source);
+    session.graph().unwrap();
     let artifacts = session.artifacts().unwrap();
     let names: Vec<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
     assert_eq!(names, ["small.py"]);
