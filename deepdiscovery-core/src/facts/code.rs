@@ -151,7 +151,7 @@ pub fn extract(language: Language, text: &str) -> Facts {
                     end: node.end_byte(),
                     span: Span {
                         start: line_of(node),
-                        end: node.end_position().row as u32 + 1,
+                        end: end_line(node),
                     },
                     signature: signature_line(text, node.start_byte()),
                 });
@@ -248,6 +248,17 @@ fn node_text<'a>(node: Node, bytes: &'a [u8]) -> &'a str {
 
 fn line_of(node: Node) -> u32 {
     node.start_position().row as u32 + 1
+}
+
+/// The last line a node covers (a node ending with its newline, such as a
+/// `#define`, ends on the line before its end position).
+fn end_line(node: Node) -> u32 {
+    let end = node.end_position();
+    if end.column == 0 && end.row > node.start_position().row {
+        end.row as u32
+    } else {
+        end.row as u32 + 1
+    }
 }
 
 fn first_error_line(root: Node) -> Option<u32> {
@@ -400,7 +411,17 @@ fn first_paragraph(raw: &str) -> Option<String> {
             }
             continue;
         }
-        if l.starts_with("-*-") || l.starts_with("!/") || l.starts_with('@') {
+        // Editor and interpreter directives are not documentation.
+        let directive = [
+            "frozen_string_literal:",
+            "encoding:",
+            "coding:",
+            "warn_indent:",
+            "shareable_constant_value:",
+        ]
+        .iter()
+        .any(|m| l.starts_with(m));
+        if directive || l.starts_with("-*-") || l.starts_with("!/") || l.starts_with('@') {
             continue;
         }
         lines.push(l.to_string());

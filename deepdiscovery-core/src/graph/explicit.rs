@@ -183,9 +183,15 @@ fn supertype_edges(
     };
     let mut out = Vec::new();
     for sup in &artifact.facts.supertypes {
-        let Some(definers) = table.type_definers.get(&(fam, sup.parent.clone())) else {
-            continue;
-        };
+        // A mixin (`include Comparable` in Ruby) is a module, not a type: for
+        // Implements, fall back to any definer of the name.
+        let key = (fam, sup.parent.clone());
+        let definers = table.type_definers.get(&key).or_else(|| {
+            (sup.kind == SuperKind::Implements)
+                .then(|| table.definers.get(&key))
+                .flatten()
+        });
+        let Some(definers) = definers else { continue };
         let candidates: Vec<usize> = definers.iter().copied().filter(|&d| d != i).collect();
         if candidates.is_empty() || candidates.len() > MAX_DEFINERS {
             continue;
