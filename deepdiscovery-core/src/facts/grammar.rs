@@ -45,7 +45,7 @@ fn spec(language: Language) -> Option<(tree_sitter::Language, &'static str, &'st
         ),
         Language::Tsx => (
             tree_sitter_typescript::LANGUAGE_TSX.into(),
-            query_file!("typescript"),
+            concat!(query_file!("typescript"), "\n", query_file!("tsx")),
             ".",
         ),
         Language::Go => (tree_sitter_go::LANGUAGE.into(), query_file!("go"), "."),

@@ -147,7 +147,7 @@ fn import_edges(context: &RuleContext<'_>, i: usize, out: &mut Vec<RawEdge>) {
     for import in &artifact.facts.imports {
         for resolved in context
             .index
-            .resolve(&artifact.path, artifact.language, import)
+            .resolve(&artifact.path, artifact.language, &artifact.facts, import)
         {
             let shown = if import.level > 0 {
                 format!("{}{}", ".".repeat(import.level as usize), import.target)

@@ -153,9 +153,15 @@ impl RepoIndex {
         index
     }
 
-    /// Resolves one import of `from` (written in `language`) to repository files,
-    /// sorted and without `from` itself.
-    pub fn resolve(&self, from: &str, language: Language, import: &Import) -> Vec<Resolved> {
+    /// Resolves one import of `from` (written in `language`, with `facts` its facts)
+    /// to repository files, sorted and without `from` itself.
+    pub fn resolve(
+        &self,
+        from: &str,
+        language: Language,
+        facts: &Facts,
+        import: &Import,
+    ) -> Vec<Resolved> {
         let mut out = match language {
             Language::Python => python::resolve(self, from, import),
             Language::Java | Language::Kotlin => jvm::resolve(self, from, import),
@@ -163,7 +169,7 @@ impl RepoIndex {
                 js::resolve(self, from, import)
             }
             Language::Go => go::resolve(self, from, import),
-            Language::Rust => rust::resolve(self, from, import),
+            Language::Rust => rust::resolve(self, from, facts, import),
             Language::C | Language::Cpp => c_family::resolve(self, from, import),
             Language::CSharp => csharp::resolve(self, from, import),
             Language::Ruby => ruby::resolve(self, from, import),
@@ -312,7 +318,7 @@ pub(crate) fn strip_jsonc(text: &str) -> String {
             i += 2;
             continue;
         } else if c == b',' {
-            let rest = text[i + 1..].trim_start();
+            let rest = skip_trivia(&text[i + 1..]);
             if rest.starts_with('}') || rest.starts_with(']') {
                 i += 1;
                 continue;
@@ -323,4 +329,18 @@ pub(crate) fn strip_jsonc(text: &str) -> String {
         i += ch_len;
     }
     out
+}
+
+/// `s` without leading whitespace and `//` / `/* */` comments.
+fn skip_trivia(mut s: &str) -> &str {
+    loop {
+        s = s.trim_start();
+        if let Some(rest) = s.strip_prefix("//") {
+            s = rest.find('\n').map_or("", |i| &rest[i..]);
+        } else if let Some(rest) = s.strip_prefix("/*") {
+            s = rest.find("*/").map_or("", |i| &rest[i + 2..]);
+        } else {
+            return s;
+        }
+    }
 }
