@@ -72,9 +72,20 @@ fn word(rng: &mut Rng) -> &'static str {
 }
 
 /// Pads a file with realistic function bodies up to about `lines` lines.
-fn body(out: &mut String, rng: &mut Rng, lines: usize, comment: &str, call: &dyn Fn(&mut Rng) -> String) {
+fn body(
+    out: &mut String,
+    rng: &mut Rng,
+    lines: usize,
+    comment: &str,
+    call: &dyn Fn(&mut Rng) -> String,
+) {
     while out.lines().count() < lines {
-        let _ = writeln!(out, "{comment} step {} of the {} flow", rng.below(1000), word(rng));
+        let _ = writeln!(
+            out,
+            "{comment} step {} of the {} flow",
+            rng.below(1000),
+            word(rng)
+        );
         out.push_str(&call(rng));
     }
 }
@@ -98,12 +109,29 @@ fn generate(root: &Path, layout: &Layout) -> std::io::Result<()> {
         let b = rng.below(py);
         let _ = writeln!(t, "from pkg{}.mod{} import rare_fn_{a}", a / 40, a);
         let _ = writeln!(t, "from pkg{}.mod{} import Base{b}", b / 40, b);
-        let _ = writeln!(t, "import os\n\n\nclass Base{i}:\n    pass\n\n\nclass Impl{i}(Base{b}):");
-        let _ = writeln!(t, "    def {}(self, x):\n        return rare_fn_{a}(x)\n", COMMON[rng.below(COMMON.len())]);
-        let _ = writeln!(t, "def rare_fn_{i}(x):\n    return os.path.join(x, '{}')\n", word(&mut rng));
+        let _ = writeln!(
+            t,
+            "import os\n\n\nclass Base{i}:\n    pass\n\n\nclass Impl{i}(Base{b}):"
+        );
+        let _ = writeln!(
+            t,
+            "    def {}(self, x):\n        return rare_fn_{a}(x)\n",
+            COMMON[rng.below(COMMON.len())]
+        );
+        let _ = writeln!(
+            t,
+            "def rare_fn_{i}(x):\n    return os.path.join(x, '{}')\n",
+            word(&mut rng)
+        );
         let n = py;
         body(&mut t, &mut rng, 100, "#", &move |r: &mut Rng| {
-            format!("def helper_{}_{}(x):\n    return rare_fn_{}(x).{}()\n\n", r.below(99999), r.below(9), r.below(n), COMMON[r.below(COMMON.len())])
+            format!(
+                "def helper_{}_{}(x):\n    return rare_fn_{}(x).{}()\n\n",
+                r.below(99999),
+                r.below(9),
+                r.below(n),
+                COMMON[r.below(COMMON.len())]
+            )
         });
         write(format!("services/py/pkg{pkg}/mod{i}.py"), t)?;
     }
@@ -112,38 +140,82 @@ fn generate(root: &Path, layout: &Layout) -> std::io::Result<()> {
     for i in 0..java {
         let pkg = i / 30;
         let b = rng.below(java);
-        let mut t = format!("package com.acme.p{pkg};\n\nimport com.acme.p{}.Svc{b};\nimport java.util.List;\n\n", b / 30);
-        let _ = writeln!(t, "/** Service {i} for {}. */\npublic class Svc{i} extends Svc{b} {{", word(&mut rng));
+        let mut t = format!(
+            "package com.acme.p{pkg};\n\nimport com.acme.p{}.Svc{b};\nimport java.util.List;\n\n",
+            b / 30
+        );
+        let _ = writeln!(
+            t,
+            "/** Service {i} for {}. */\npublic class Svc{i} extends Svc{b} {{",
+            word(&mut rng)
+        );
         let n = java;
         body(&mut t, &mut rng, 99, "    //", &move |r: &mut Rng| {
-            format!("    public int m{}(List<String> xs) {{ return new Svc{}().rareJava{}(xs.size()); }}\n", r.below(99999), r.below(n), r.below(n))
+            format!(
+                "    public int m{}(List<String> xs) {{ return new Svc{}().rareJava{}(xs.size()); }}\n",
+                r.below(99999),
+                r.below(n),
+                r.below(n)
+            )
         });
         let _ = writeln!(t, "    public int rareJava{i}(int x) {{ return x; }}\n}}");
-        write(format!("services/java/src/main/java/com/acme/p{pkg}/Svc{i}.java"), t)?;
+        write(
+            format!("services/java/src/main/java/com/acme/p{pkg}/Svc{i}.java"),
+            t,
+        )?;
     }
     // TypeScript: relative imports between sibling feature folders.
     let ts = layout.count("ts");
     for i in 0..ts {
         let dir = i / 25;
         let a = rng.below(ts);
-        let mut t = format!("// Feature {i}: {} view.\nimport {{ feature{a} }} from \"../f{}/feature{a}\";\n\n", word(&mut rng), a / 25);
-        let _ = writeln!(t, "export class Widget{i} {{\n  render(): number {{ return feature{a}(1); }}\n}}\n");
-        let _ = writeln!(t, "export function feature{i}(x: number): number {{ return x + {i}; }}\n");
+        let mut t = format!(
+            "// Feature {i}: {} view.\nimport {{ feature{a} }} from \"../f{}/feature{a}\";\n\n",
+            word(&mut rng),
+            a / 25
+        );
+        let _ = writeln!(
+            t,
+            "export class Widget{i} {{\n  render(): number {{ return feature{a}(1); }}\n}}\n"
+        );
+        let _ = writeln!(
+            t,
+            "export function feature{i}(x: number): number {{ return x + {i}; }}\n"
+        );
         body(&mut t, &mut rng, 100, "//", &|r: &mut Rng| {
-            format!("export const c{} = (x: number) => Math.max(x, {});\n", r.below(99999), r.below(100))
+            format!(
+                "export const c{} = (x: number) => Math.max(x, {});\n",
+                r.below(99999),
+                r.below(100)
+            )
         });
         write(format!("web/src/f{dir}/feature{i}.ts"), t)?;
     }
     // Go: one module, packages of 20 files.
     let go = layout.count("go");
-    write("services/go/go.mod".into(), "module example.com/platform\n\ngo 1.22\n".into())?;
+    write(
+        "services/go/go.mod".into(),
+        "module example.com/platform\n\ngo 1.22\n".into(),
+    )?;
     for i in 0..go {
         let pkg = i / 20;
         let a = rng.below(go);
-        let mut t = format!("// Package p{pkg} handles {}.\npackage p{pkg}\n\nimport (\n\t\"fmt\"\n\t\"example.com/platform/p{}\"\n)\n\n", word(&mut rng), a / 20);
-        let _ = writeln!(t, "func RareGo{i}(x int) int {{ return p{}.RareGo{a}(x) + 1 }}\n", a / 20);
+        let mut t = format!(
+            "// Package p{pkg} handles {}.\npackage p{pkg}\n\nimport (\n\t\"fmt\"\n\t\"example.com/platform/p{}\"\n)\n\n",
+            word(&mut rng),
+            a / 20
+        );
+        let _ = writeln!(
+            t,
+            "func RareGo{i}(x int) int {{ return p{}.RareGo{a}(x) + 1 }}\n",
+            a / 20
+        );
         body(&mut t, &mut rng, 100, "//", &|r: &mut Rng| {
-            format!("func helper{}(x int) string {{ return fmt.Sprint(x, {}) }}\n", r.below(999999), r.below(100))
+            format!(
+                "func helper{}(x int) string {{ return fmt.Sprint(x, {}) }}\n",
+                r.below(999999),
+                r.below(100)
+            )
         });
         write(format!("services/go/p{pkg}/file{i}.go"), t)?;
     }
@@ -151,10 +223,21 @@ fn generate(root: &Path, layout: &Layout) -> std::io::Result<()> {
     let c = layout.count("c") / 2;
     for i in 0..c {
         let a = rng.below(c);
-        write(format!("native/include/unit{i}.h"), format!("/* Unit {i}. */\n#ifndef UNIT{i}_H\n#define UNIT{i}_H\nint rare_c_{i}(int x);\n#endif\n"))?;
-        let mut t = format!("#include \"unit{i}.h\"\n#include \"unit{a}.h\"\n#include <stdio.h>\n\nint rare_c_{i}(int x) {{ return rare_c_{a}(x) + 1; }}\n");
+        write(
+            format!("native/include/unit{i}.h"),
+            format!(
+                "/* Unit {i}. */\n#ifndef UNIT{i}_H\n#define UNIT{i}_H\nint rare_c_{i}(int x);\n#endif\n"
+            ),
+        )?;
+        let mut t = format!(
+            "#include \"unit{i}.h\"\n#include \"unit{a}.h\"\n#include <stdio.h>\n\nint rare_c_{i}(int x) {{ return rare_c_{a}(x) + 1; }}\n"
+        );
         body(&mut t, &mut rng, 100, "//", &|r: &mut Rng| {
-            format!("static int helper_{}(int x) {{ return x * {}; }}\n", r.below(999999), r.below(100))
+            format!(
+                "static int helper_{}(int x) {{ return x * {}; }}\n",
+                r.below(999999),
+                r.below(100)
+            )
         });
         write(format!("native/src/unit{i}.c"), t)?;
     }
@@ -162,9 +245,21 @@ fn generate(root: &Path, layout: &Layout) -> std::io::Result<()> {
     let cfg = layout.count("cfg");
     for i in 0..cfg {
         let text = match i % 3 {
-            0 => format!("service:\n  name: svc{i}\n  handler: pkg{}.mod{}.Impl{}\n  timeout: {}\n", i % 40, i, i, rng.below(100)),
-            1 => format!("{{\"name\": \"feature{i}\", \"entry\": \"web/src/f0/feature0.ts\", \"level\": {}}}\n", rng.below(10)),
-            _ => format!("app.svc{i}.url=${{BASE_URL}}/svc{i}\napp.svc{i}.class=com.acme.p0.Svc{}\n", rng.below(30)),
+            0 => format!(
+                "service:\n  name: svc{i}\n  handler: pkg{}.mod{}.Impl{}\n  timeout: {}\n",
+                i % 40,
+                i,
+                i,
+                rng.below(100)
+            ),
+            1 => format!(
+                "{{\"name\": \"feature{i}\", \"entry\": \"web/src/f0/feature0.ts\", \"level\": {}}}\n",
+                rng.below(10)
+            ),
+            _ => format!(
+                "app.svc{i}.url=${{BASE_URL}}/svc{i}\napp.svc{i}.class=com.acme.p0.Svc{}\n",
+                rng.below(30)
+            ),
         };
         let ext = ["yml", "json", "properties"][i % 3];
         write(format!("config/env{}/svc{i}.{ext}", i / 100), text)?;
@@ -183,7 +278,9 @@ fn repo_for(files: usize) -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
-    target.join("bench-repos").join(format!("synthetic-{files}"))
+    target
+        .join("bench-repos")
+        .join(format!("synthetic-{files}"))
 }
 
 fn main() {
@@ -200,7 +297,11 @@ fn main() {
         let start = Instant::now();
         generate(&root, &Layout { files }).expect("generate repository");
         fs::write(root.join(".complete"), "").expect("mark complete");
-        eprintln!("generated {} in {:.1} s", root.display(), start.elapsed().as_secs_f64());
+        eprintln!(
+            "generated {} in {:.1} s",
+            root.display(),
+            start.elapsed().as_secs_f64()
+        );
     }
 
     let session = Session::open(&root).expect("open");
@@ -215,7 +316,11 @@ fn main() {
         .filter_map(|a| fs::read_to_string(root.join(&a.path)).ok())
         .map(|t| t.lines().count())
         .sum();
-    println!("repository: {} ({} files listed, {lines} lines)", root.display(), stats.listed);
+    println!(
+        "repository: {} ({} files listed, {lines} lines)",
+        root.display(),
+        stats.listed
+    );
     println!(
         "cold full graph: {cold:.2} s, {:.0} files/s, {:.0} lines/s, {} nodes, {} edges",
         stats.listed as f64 / cold,
@@ -234,7 +339,7 @@ fn main() {
     for a in artifacts.iter().step_by(step).take(10) {
         let path = root.join(&a.path);
         let mut text = fs::read_to_string(&path).unwrap_or_default();
-        text.push_str("\n");
+        text.push('\n');
         fs::write(&path, text).expect("touch");
     }
     let start = Instant::now();

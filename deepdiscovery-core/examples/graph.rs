@@ -12,7 +12,9 @@ use deepdiscovery_core::Session;
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let root = args.next().unwrap_or_else(|| "tests/fixtures/mixed_app".to_string());
+    let root = args
+        .next()
+        .unwrap_or_else(|| "tests/fixtures/mixed_app".to_string());
     let focus = args.next();
     if let Err(e) = run(&root, focus.as_deref()) {
         eprintln!("error: {e}");
@@ -45,7 +47,10 @@ fn run(root: &str, focus: Option<&str>) -> deepdiscovery_core::Result<()> {
     }
     let start = Instant::now();
     session.graph()?;
-    println!("warm re-query: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
+    println!(
+        "warm re-query: {:.1} ms",
+        start.elapsed().as_secs_f64() * 1e3
+    );
 
     let focus: Vec<String> = match focus {
         Some(f) => vec![f.to_string()],
@@ -55,7 +60,11 @@ fn run(root: &str, focus: Option<&str>) -> deepdiscovery_core::Result<()> {
                 .map(|n| (graph.edges_from(&n.path).len(), n.path.as_str()))
                 .collect();
             by_degree.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
-            by_degree.iter().take(3).map(|(_, p)| p.to_string()).collect()
+            by_degree
+                .iter()
+                .take(3)
+                .map(|(_, p)| p.to_string())
+                .collect()
         }
     };
     for path in focus {
@@ -65,10 +74,16 @@ fn run(root: &str, focus: Option<&str>) -> deepdiscovery_core::Result<()> {
         };
         println!("\n{} ({}, {})", node.path, node.language, node.role);
         for e in graph.edges_from(&path) {
-            println!("  -> {:<40} {:?} {:.2}  {}", e.to, e.relation, e.confidence, e.rationale);
+            println!(
+                "  -> {:<40} {:?} {:.2}  {}",
+                e.to, e.relation, e.confidence, e.rationale
+            );
         }
         for e in graph.edges_to(&path) {
-            println!("  <- {:<40} {:?} {:.2}  {}", e.from, e.relation, e.confidence, e.rationale);
+            println!(
+                "  <- {:<40} {:?} {:.2}  {}",
+                e.from, e.relation, e.confidence, e.rationale
+            );
         }
     }
     Ok(())

@@ -282,7 +282,10 @@ impl Session {
             let slot = match previous.remove(&entry.path) {
                 Some(mut slot) => {
                     slot.verified = slot.verified
-                        && slot.parsed.as_ref().is_some_and(|p| is_fresh(&slot.entry, p, &entry));
+                        && slot
+                            .parsed
+                            .as_ref()
+                            .is_some_and(|p| is_fresh(&slot.entry, p, &entry));
                     slot.entry = entry;
                     slot
                 }

@@ -93,6 +93,9 @@ fn version() -> &'static str {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySession>()?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
-    m.add("DeepDiscoveryError", m.py().get_type::<DeepDiscoveryError>())?;
+    m.add(
+        "DeepDiscoveryError",
+        m.py().get_type::<DeepDiscoveryError>(),
+    )?;
     Ok(())
 }

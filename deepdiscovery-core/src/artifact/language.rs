@@ -58,7 +58,8 @@ impl Language {
         {
             return lang;
         }
-        head.and_then(Self::from_shebang).unwrap_or(Language::Unknown)
+        head.and_then(Self::from_shebang)
+            .unwrap_or(Language::Unknown)
     }
 
     fn from_file_name(name: &str) -> Option<Language> {

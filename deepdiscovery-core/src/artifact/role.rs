@@ -84,7 +84,9 @@ impl Role {
         if matches!(
             language,
             Language::Markdown | Language::ReStructuredText | Language::Text
-        ) || dirs.first().is_some_and(|d| matches!(*d, "docs" | "doc" | "documentation"))
+        ) || dirs
+            .first()
+            .is_some_and(|d| matches!(*d, "docs" | "doc" | "documentation"))
         {
             return Role::Docs;
         }
@@ -97,8 +99,13 @@ impl Role {
             return Role::Script;
         }
         if language.is_config_format()
-            || matches!(name, "settings.py" | "config.py" | "conf.py" | "local_settings.py")
-            || dirs.iter().any(|d| matches!(*d, "settings" | "config" | "conf") && name.ends_with(".py"))
+            || matches!(
+                name,
+                "settings.py" | "config.py" | "conf.py" | "local_settings.py"
+            )
+            || dirs
+                .iter()
+                .any(|d| matches!(*d, "settings" | "config" | "conf") && name.ends_with(".py"))
         {
             return Role::Config;
         }
@@ -185,9 +192,22 @@ fn is_build_file(name: &str) -> bool {
 fn is_test_dir(dir: &str) -> bool {
     matches!(
         dir,
-        "test" | "tests" | "__tests__" | "spec" | "specs" | "testing" | "testdata" | "test-data"
-            | "e2e" | "integration-tests" | "it" | "__mocks__" | "fixtures" | "androidtest"
-            | "unittest" | "unittests"
+        "test"
+            | "tests"
+            | "__tests__"
+            | "spec"
+            | "specs"
+            | "testing"
+            | "testdata"
+            | "test-data"
+            | "e2e"
+            | "integration-tests"
+            | "it"
+            | "__mocks__"
+            | "fixtures"
+            | "androidtest"
+            | "unittest"
+            | "unittests"
     )
 }
 
@@ -207,6 +227,10 @@ pub fn is_test_file_name(name: &str) -> bool {
         || stem.ends_with("_tests")
         || stem.ends_with("_spec")
         || (stem.len() > 4 && (stem.ends_with("Test") || stem.ends_with("Tests")))
-        || (stem.len() > 2 && stem.ends_with("IT") && stem[..stem.len() - 2].ends_with(|c: char| c.is_ascii_lowercase()))
-        || (stem.len() > 4 && stem.ends_with("Spec") && stem.starts_with(|c: char| c.is_ascii_uppercase()))
+        || (stem.len() > 2
+            && stem.ends_with("IT")
+            && stem[..stem.len() - 2].ends_with(|c: char| c.is_ascii_lowercase()))
+        || (stem.len() > 4
+            && stem.ends_with("Spec")
+            && stem.starts_with(|c: char| c.is_ascii_uppercase()))
 }

@@ -153,12 +153,19 @@ pub fn extract(language: Language, text: &str) -> Facts {
                         start: line_of(node),
                         end: end_line(node),
                     },
-                    signature: signature_line(text, node.start_byte()),
+                    // The line of the name, not of a leading annotation or attribute
+                    // (`@Override`, `[Serializable]`, `#[derive(…)]`).
+                    signature: signature_line(
+                        text,
+                        name_node.map_or(node.start_byte(), |n| n.start_byte()),
+                    ),
                 });
             }
         }
         if let Some((kind, node)) = reference {
-            let raw = name_node.map(|n| node_text(n, bytes)).unwrap_or_else(|| node_text(node, bytes));
+            let raw = name_node
+                .map(|n| node_text(n, bytes))
+                .unwrap_or_else(|| node_text(node, bytes));
             let name = last_segment(raw);
             if is_identifier(name)
                 && seen_refs.len() < MAX_REFERENCES
@@ -203,11 +210,17 @@ pub fn extract(language: Language, text: &str) -> Facts {
         }
     }
     facts.definitions = qualify(defs, facts.package.as_deref(), grammar.separator);
-    facts.imports.sort_by(|a, b| (a.line, &a.target).cmp(&(b.line, &b.target)));
+    facts
+        .imports
+        .sort_by(|a, b| (a.line, &a.target).cmp(&(b.line, &b.target)));
     facts.imports.dedup();
-    facts.supertypes.sort_by(|a, b| (a.line, &a.child, &a.parent).cmp(&(b.line, &b.child, &b.parent)));
+    facts
+        .supertypes
+        .sort_by(|a, b| (a.line, &a.child, &a.parent).cmp(&(b.line, &b.child, &b.parent)));
     facts.supertypes.dedup();
-    facts.references.sort_by(|a, b| (a.line, &a.name, a.kind).cmp(&(b.line, &b.name, b.kind)));
+    facts
+        .references
+        .sort_by(|a, b| (a.line, &a.name, a.kind).cmp(&(b.line, &b.name, b.kind)));
     facts.doc = doc_summary(language, root, bytes);
     facts
 }
@@ -326,9 +339,7 @@ fn split_relative(language: Language, raw: &str) -> (u32, String) {
 /// The last segment of a qualified name (`a.b.C` → `C`, `a::b` → `b`, `\A\B` → `B`).
 fn last_segment(s: &str) -> &str {
     let s = s.trim();
-    let cut = s
-        .rfind(['.', ':', '\\', '/'])
-        .map_or(0, |i| i + 1);
+    let cut = s.rfind(['.', ':', '\\', '/']).map_or(0, |i| i + 1);
     &s[cut..]
 }
 
@@ -347,7 +358,18 @@ fn is_identifier(s: &str) -> bool {
 /// The module docstring or the first leading comment block that is not a license.
 fn doc_summary(language: Language, root: Node, bytes: &[u8]) -> Option<String> {
     let mut cursor = root.walk();
-    let children: Vec<Node> = root.named_children(&mut cursor).take(40).collect();
+    let mut children: Vec<Node> = Vec::new();
+    for child in root.named_children(&mut cursor).take(40) {
+        // C# `namespace X { … }`: the types and their doc comments are in the block.
+        if child.kind() == "namespace_declaration"
+            && let Some(body) = child.child_by_field_name("body")
+        {
+            let mut inner = body.walk();
+            children.extend(body.named_children(&mut inner).take(40));
+        } else {
+            children.push(child);
+        }
+    }
     if language == Language::Python {
         let first = children.iter().find(|n| !n.kind().contains("comment"))?;
         if first.kind() == "expression_statement"
@@ -398,13 +420,17 @@ fn first_paragraph(raw: &str) -> Option<String> {
     let mut lines = Vec::new();
     for line in raw.lines() {
         let mut l = line.trim();
-        for marker in ["/**", "/*!", "/*", "*/", "///", "//!", "//", "#", "\"\"\"", "'''", "*"] {
+        for marker in [
+            "/**", "/*!", "/*", "*/", "///", "//!", "//", "#", "\"\"\"", "'''", "*",
+        ] {
             l = l.strip_prefix(marker).unwrap_or(l).trim_start();
         }
         for marker in ["*/", "\"\"\"", "'''"] {
             l = l.strip_suffix(marker).unwrap_or(l).trim_end();
         }
         let l = l.trim_matches(|c| c == '"' || c == '\'').trim();
+        let l = strip_doc_tags(l);
+        let l = l.as_str();
         if l.is_empty() {
             if !lines.is_empty() {
                 break;
@@ -429,4 +455,59 @@ fn first_paragraph(raw: &str) -> Option<String> {
     let joined = lines.join(" ");
     let words = joined.split_whitespace().count();
     (words >= 2).then(|| truncate(&joined, 300))
+}
+
+/// Tags of C# XML documentation comments, removed from doc summaries.
+const DOC_TAGS: [&str; 8] = [
+    "summary", "remarks", "para", "returns", "value", "c", "see", "paramref",
+];
+
+/// Removes C# XML documentation tags (`<summary>`, `</para>`, `<see cref="Order"/>` →
+/// `Order`), keeping the text between them; any other `<…>` (`List<T>`) stays.
+fn strip_doc_tags(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let close = after.find('>');
+        let tag = close.map(|c| &after[..c]).unwrap_or("");
+        let name = tag
+            .trim_start_matches('/')
+            .split(|c: char| c.is_whitespace() || c == '/')
+            .next()
+            .unwrap_or("");
+        match close {
+            Some(close) if DOC_TAGS.contains(&name) => {
+                if let Some(target) = tag.split(['"', '\'']).nth(1) {
+                    out.push_str(last_segment(target.trim_start_matches("T:")));
+                }
+                rest = &after[close + 1..];
+            }
+            _ => {
+                out.push('<');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out.trim().to_string()
+}
+
+#[cfg(test)]
+mod doc_tag_tests {
+    use super::strip_doc_tags;
+
+    #[test]
+    fn xml_doc_tags_go_and_generics_stay() {
+        assert_eq!(strip_doc_tags("<summary>"), "");
+        assert_eq!(
+            strip_doc_tags("Places an <see cref=\"Order\"/> now.</summary>"),
+            "Places an Order now."
+        );
+        assert_eq!(
+            strip_doc_tags("Keeps a List<T> of <c>items</c>"),
+            "Keeps a List<T> of items"
+        );
+    }
 }

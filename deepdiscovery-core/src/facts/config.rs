@@ -45,9 +45,10 @@ pub fn extract(language: Language, path: &str, text: &str) -> Facts {
         ..Facts::default()
     };
     if let Err(message) = result {
-        facts
-            .problems
-            .push(format!("{path}: {} did not parse: {message}", language.name()));
+        facts.problems.push(format!(
+            "{path}: {} did not parse: {message}",
+            language.name()
+        ));
     }
     facts
 }
@@ -140,15 +141,77 @@ fn placeholders(value: &str) -> Vec<String> {
 
 /// File extensions that make `a.ext` a file name rather than a dotted path.
 const FILE_EXTENSIONS: &[&str] = &[
-    "py", "java", "kt", "js", "mjs", "ts", "tsx", "jsx", "go", "rs", "c", "h", "cc", "cpp",
-    "hpp", "cs", "rb", "php", "yml", "yaml", "json", "toml", "xml", "properties", "ini", "cfg",
-    "conf", "env", "md", "rst", "txt", "html", "css", "scss", "sql", "proto", "sh", "log",
-    "csv", "png", "jpg", "svg", "lock", "jar", "zip", "gz", "so", "dll", "exe", "pem", "key",
-    "crt", "db", "sqlite3", "j2", "tmpl", "tpl",
+    "py",
+    "java",
+    "kt",
+    "js",
+    "mjs",
+    "ts",
+    "tsx",
+    "jsx",
+    "go",
+    "rs",
+    "c",
+    "h",
+    "cc",
+    "cpp",
+    "hpp",
+    "cs",
+    "rb",
+    "php",
+    "yml",
+    "yaml",
+    "json",
+    "toml",
+    "xml",
+    "properties",
+    "ini",
+    "cfg",
+    "conf",
+    "env",
+    "md",
+    "rst",
+    "txt",
+    "html",
+    "css",
+    "scss",
+    "sql",
+    "proto",
+    "sh",
+    "log",
+    "csv",
+    "png",
+    "jpg",
+    "svg",
+    "lock",
+    "jar",
+    "zip",
+    "gz",
+    "so",
+    "dll",
+    "exe",
+    "pem",
+    "key",
+    "crt",
+    "db",
+    "sqlite3",
+    "j2",
+    "tmpl",
+    "tpl",
 ];
 
 /// Top-level domains that make `a.tld` a host name rather than a dotted path.
-const HOST_SUFFIXES: &[&str] = &["com", "org", "net", "io", "dev", "edu", "gov", "local", "localhost"];
+const HOST_SUFFIXES: &[&str] = &[
+    "com",
+    "org",
+    "net",
+    "io",
+    "dev",
+    "edu",
+    "gov",
+    "local",
+    "localhost",
+];
 
 fn is_file_path(value: &str) -> bool {
     if value.contains("://") || value.contains(char::is_whitespace) || value.len() < 3 {
@@ -158,12 +221,13 @@ fn is_file_path(value: &str) -> bool {
         return true;
     }
     let last = value.rsplit('/').next().unwrap_or(value);
-    let has_ext = last
-        .rsplit_once('.')
-        .is_some_and(|(stem, ext)| !stem.is_empty() && FILE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()));
-    let segments_ok = value
-        .split('/')
-        .all(|s| s.chars().all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '*' | '@')));
+    let has_ext = last.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty() && FILE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+    });
+    let segments_ok = value.split('/').all(|s| {
+        s.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '*' | '@'))
+    });
     segments_ok && has_ext
 }
 
@@ -338,7 +402,9 @@ fn walk_json(value: &serde_json::Value, path: &str, sink: &mut KeySink) {
 // ---------------------------------------------------------------- TOML
 
 fn read_toml(text: &str, sink: &mut KeySink) -> Result<(), String> {
-    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| e.message().to_string())?;
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| e.message().to_string())?;
     walk_toml(&toml::Value::Table(table), "", sink);
     Ok(())
 }
@@ -441,9 +507,7 @@ fn split_property(line: &str) -> (String, &str) {
             '=' | ':' => return (key, &line[i + 1..]),
             c if c.is_whitespace() => {
                 let rest = line[i..].trim_start();
-                let rest = rest
-                    .strip_prefix(['=', ':'])
-                    .unwrap_or(rest);
+                let rest = rest.strip_prefix(['=', ':']).unwrap_or(rest);
                 return (key, rest);
             }
             c => key.push(c),
@@ -465,15 +529,15 @@ fn read_ini(text: &str, sink: &mut KeySink) {
         if trimmed.is_empty() || trimmed.starts_with(';') || trimmed.starts_with('#') {
             continue;
         }
-        if line.starts_with([' ', '\t']) {
-            if let Some((key, _)) = &last_key {
-                // A continuation is a list item or a `name = value` line (entry points).
-                let value = trimmed.split_once('=').map_or(trimmed, |(_, v)| v.trim());
-                for (kind, text) in classify_value(value) {
-                    sink.push(text, kind, key, line_no);
-                }
-                continue;
+        if line.starts_with([' ', '\t'])
+            && let Some((key, _)) = &last_key
+        {
+            // A continuation is a list item or a `name = value` line (entry points).
+            let value = trimmed.split_once('=').map_or(trimmed, |(_, v)| v.trim());
+            for (kind, text) in classify_value(value) {
+                sink.push(text, kind, key, line_no);
             }
+            continue;
         }
         if let Some(name) = trimmed.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
             section = name.trim().to_string();

@@ -30,9 +30,17 @@ macro_rules! query_file {
 /// The grammar inputs of a language: its tree-sitter language, query text, separator.
 fn spec(language: Language) -> Option<(tree_sitter::Language, &'static str, &'static str)> {
     Some(match language {
-        Language::Python => (tree_sitter_python::LANGUAGE.into(), query_file!("python"), "."),
+        Language::Python => (
+            tree_sitter_python::LANGUAGE.into(),
+            query_file!("python"),
+            ".",
+        ),
         Language::Java => (tree_sitter_java::LANGUAGE.into(), query_file!("java"), "."),
-        Language::Kotlin => (tree_sitter_kotlin_ng::LANGUAGE.into(), query_file!("kotlin"), "."),
+        Language::Kotlin => (
+            tree_sitter_kotlin_ng::LANGUAGE.into(),
+            query_file!("kotlin"),
+            ".",
+        ),
         Language::JavaScript => (
             tree_sitter_javascript::LANGUAGE.into(),
             query_file!("javascript"),
@@ -58,7 +66,11 @@ fn spec(language: Language) -> Option<(tree_sitter::Language, &'static str, &'st
             ".",
         ),
         Language::Ruby => (tree_sitter_ruby::LANGUAGE.into(), query_file!("ruby"), "::"),
-        Language::Php => (tree_sitter_php::LANGUAGE_PHP.into(), query_file!("php"), "\\"),
+        Language::Php => (
+            tree_sitter_php::LANGUAGE_PHP.into(),
+            query_file!("php"),
+            "\\",
+        ),
         _ => return None,
     })
 }

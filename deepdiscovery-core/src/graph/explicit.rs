@@ -18,6 +18,9 @@ const MIN_NAME_LEN: usize = 3;
 
 type RawEdge = (String, String, EdgeData);
 
+/// One name that links a file to a definer: (confidence, name, line).
+type NameHit<'a> = (f32, &'a str, u32);
+
 /// Languages whose names can refer to each other.
 fn family(language: Language) -> Option<u8> {
     Some(match language {
@@ -145,12 +148,15 @@ pub(super) fn edges(context: &RuleContext<'_>) -> Vec<RawEdge> {
 fn import_edges(context: &RuleContext<'_>, i: usize, out: &mut Vec<RawEdge>) {
     let artifact = &context.artifacts[i];
     for import in &artifact.facts.imports {
-        for resolved in context
-            .index
-            .resolve(&artifact.path, artifact.language, &artifact.facts, import)
+        for resolved in
+            context
+                .index
+                .resolve(&artifact.path, artifact.language, &artifact.facts, import)
         {
             let shown = if import.level > 0 {
                 format!("{}{}", ".".repeat(import.level as usize), import.target)
+            } else if import.names == ["*"] && !import.target.ends_with('*') {
+                format!("{}.*", import.target)
             } else {
                 import.target.clone()
             };
@@ -250,8 +256,7 @@ fn reference_edges(
         .iter()
         .map(|d| d.name.as_str())
         .collect();
-    // (target, relation) → [(confidence, name, line)]
-    let mut hits: BTreeMap<(usize, Relation), Vec<(f32, &str, u32)>> = BTreeMap::new();
+    let mut hits: BTreeMap<(usize, Relation), Vec<NameHit<'_>>> = BTreeMap::new();
     for r in &artifact.facts.references {
         if r.name.chars().count() < MIN_NAME_LEN || own.contains(r.name.as_str()) {
             continue;

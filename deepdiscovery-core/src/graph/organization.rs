@@ -136,7 +136,9 @@ fn owners(context: &RuleContext<'_>, path: &str, text: &str, out: &mut Vec<RawEd
             continue;
         }
         let mut parts = line.split_whitespace();
-        let Some(pattern) = parts.next() else { continue };
+        let Some(pattern) = parts.next() else {
+            continue;
+        };
         let owners: Vec<&str> = parts.take_while(|p| !p.starts_with('#')).collect();
         if owners.is_empty() || builder.add_line(None, pattern).is_err() {
             continue;

@@ -66,8 +66,7 @@ impl JsContext {
         // Twice: a trailing comma followed by a comment is only seen once the
         // comment is gone.
         let read_json = |path: &str| {
-            read(path)
-                .and_then(|t| serde_json::from_str::<Value>(&strip_jsonc(&t)).ok())
+            read(path).and_then(|t| serde_json::from_str::<Value>(&strip_jsonc(&t)).ok())
         };
         let mut context = JsContext::default();
         for name in ["jsconfig.json", "tsconfig.json"] {

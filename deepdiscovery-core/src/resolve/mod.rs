@@ -18,7 +18,7 @@ mod rust;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::artifact::Language;
-use crate::facts::{Facts, Import};
+use crate::facts::{DefKind, Facts, Import};
 
 /// How sure a resolution is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -123,7 +123,19 @@ impl RepoIndex {
                     file.language,
                     Language::Java | Language::Kotlin | Language::CSharp | Language::Php
                 ) {
-                    for def in file.facts.definitions.iter().filter(|d| d.kind.is_type()) {
+                    // Types, and Kotlin's top-level functions and properties, which
+                    // are imported by package-qualified name too.
+                    let top_level = |d: &crate::facts::Definition| {
+                        file.language == Language::Kotlin
+                            && matches!(d.kind, DefKind::Function | DefKind::Constant)
+                            && d.qualified.as_deref() == Some(&format!("{package}.{}", d.name))
+                    };
+                    for def in file
+                        .facts
+                        .definitions
+                        .iter()
+                        .filter(|d| d.kind.is_type() || top_level(d))
+                    {
                         let key = format!("{package}.{}", def.name);
                         index
                             .qualified_types

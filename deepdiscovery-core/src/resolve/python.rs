@@ -100,10 +100,7 @@ pub(super) fn resolve(index: &RepoIndex, from: &str, import: &Import) -> Vec<Res
         let parts: Vec<&str> = import.target.split('.').collect();
         for cut in (2..parts.len()).rev() {
             let prefix = parts[..cut].join(".");
-            if let Some(path) = bases
-                .iter()
-                .find_map(|b| module_files(index, b, &prefix))
-            {
+            if let Some(path) = bases.iter().find_map(|b| module_files(index, b, &prefix)) {
                 out.push(Resolved::likely(path));
                 break;
             }

@@ -135,10 +135,10 @@ const BINARY_EXTENSIONS: &[&str] = &[
     "png", "jpg", "jpeg", "gif", "bmp", "ico", "icns", "webp", "tif", "tiff", "psd", "pdf", "zip",
     "gz", "tgz", "bz2", "xz", "zst", "7z", "rar", "tar", "jar", "war", "ear", "class", "so",
     "dylib", "dll", "exe", "o", "a", "lib", "obj", "pyc", "pyo", "pyd", "whl", "egg", "wasm",
-    "mp3", "mp4", "wav", "ogg", "flac", "avi", "mov", "mkv", "webm", "ttf", "otf", "woff",
-    "woff2", "eot", "db", "sqlite", "sqlite3", "bin", "dat", "npy", "npz", "pkl", "pickle", "h5",
-    "hdf5", "parquet", "onnx", "pt", "pth", "ckpt", "mo", "keystore", "jks", "p12", "der", "dmg",
-    "iso", "deb", "rpm", "apk", "aab", "ipa", "xcf", "blend", "fbx", "glb", "swf",
+    "mp3", "mp4", "wav", "ogg", "flac", "avi", "mov", "mkv", "webm", "ttf", "otf", "woff", "woff2",
+    "eot", "db", "sqlite", "sqlite3", "bin", "dat", "npy", "npz", "pkl", "pickle", "h5", "hdf5",
+    "parquet", "onnx", "pt", "pth", "ckpt", "mo", "keystore", "jks", "p12", "der", "dmg", "iso",
+    "deb", "rpm", "apk", "aab", "ipa", "xcf", "blend", "fbx", "glb", "swf",
 ];
 
 /// True when the path's extension marks a binary file.
@@ -164,7 +164,9 @@ pub fn validate_relative(path: &str) -> Result<()> {
         || path.starts_with('/')
         || path.contains('\\')
         || path.contains('\0')
-        || path.split('/').any(|c| c.is_empty() || c == "." || c == "..");
+        || path
+            .split('/')
+            .any(|c| c.is_empty() || c == "." || c == "..");
     if bad {
         Err(crate::Error::NoSuchArtifact(path.to_string()))
     } else {

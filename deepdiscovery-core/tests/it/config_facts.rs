@@ -36,7 +36,10 @@ second:
     let facts = facts::extract(Language::Yaml, "application.yml", text);
     assert!(facts.problems.is_empty(), "{:?}", facts.problems);
     let config = keys(&facts, KeyKind::ConfigKey);
-    assert!(config.contains(&("spring.datasource.url".into(), String::new(), 3)), "{config:?}");
+    assert!(
+        config.contains(&("spring.datasource.url".into(), String::new(), 3)),
+        "{config:?}"
+    );
     assert!(config.contains(&("spring.datasource.driver".into(), String::new(), 4)));
     assert!(config.contains(&("handlers.name".into(), String::new(), 10)));
     assert!(config.contains(&("spring.profiles".into(), String::new(), 5)));
@@ -65,7 +68,10 @@ fn json_toml_and_xml_are_read_with_real_parsers() {
     let toml = "[project.entry-points.\"shop.plugins\"]\nstripe = \"shop.payments.stripe:Plugin\"\n[tool.x]\nlevel = 3\n";
     let facts = facts::extract(Language::Toml, "pyproject.toml", toml);
     assert!(texts(&facts, KeyKind::ConfigKey).contains(&"tool.x.level".to_string()));
-    assert_eq!(texts(&facts, KeyKind::DottedPath), ["shop.payments.stripe.Plugin"]);
+    assert_eq!(
+        texts(&facts, KeyKind::DottedPath),
+        ["shop.payments.stripe.Plugin"]
+    );
 
     let xml = r#"<?xml version="1.0"?>
 <beans>
@@ -78,7 +84,14 @@ fn json_toml_and_xml_are_read_with_real_parsers() {
 "#;
     let facts = facts::extract(Language::Xml, "beans.xml", xml);
     let dotted = keys(&facts, KeyKind::DottedPath);
-    assert_eq!(dotted[0], ("com.acme.orders.OrderService".into(), "beans.bean.@class".into(), 3));
+    assert_eq!(
+        dotted[0],
+        (
+            "com.acme.orders.OrderService".into(),
+            "beans.bean.@class".into(),
+            3
+        )
+    );
     assert_eq!(dotted[1].0, "com.acme.mapper.UserMapper");
     assert!(texts(&facts, KeyKind::ConfigKey).contains(&"beans.settings.timeout".to_string()));
 }
@@ -89,7 +102,17 @@ fn properties_ini_and_env_are_line_formats_with_their_own_rules() {
     let facts = facts::extract(Language::Properties, "application.properties", properties);
     let config = keys(&facts, KeyKind::ConfigKey);
     let names: Vec<&str> = config.iter().map(|k| k.0.as_str()).collect();
-    assert_eq!(names, ["server.port", "app.name", "multi.line", "spaced", "key=with:escapes", "factory"]);
+    assert_eq!(
+        names,
+        [
+            "server.port",
+            "app.name",
+            "multi.line",
+            "spaced",
+            "key=with:escapes",
+            "factory"
+        ]
+    );
     assert_eq!(config[2].2, 5);
     assert_eq!(texts(&facts, KeyKind::DottedPath), ["com.acme.Factory"]);
 
@@ -97,12 +120,23 @@ fn properties_ini_and_env_are_line_formats_with_their_own_rules() {
     let facts = facts::extract(Language::Ini, "setup.cfg", ini);
     assert!(texts(&facts, KeyKind::ConfigKey).contains(&"metadata.name".to_string()));
     let dotted = keys(&facts, KeyKind::DottedPath);
-    assert_eq!(dotted, [("shop.cli.main".into(), "options.entry_points.console_scripts".into(), 5)]);
+    assert_eq!(
+        dotted,
+        [(
+            "shop.cli.main".into(),
+            "options.entry_points.console_scripts".into(),
+            5
+        )]
+    );
     assert_eq!(texts(&facts, KeyKind::Placeholder), ["here"]);
 
-    let env = "# env\nexport DATABASE_URL=\"postgres://db/x\"\nSETTINGS_MODULE=shop.settings.prod\n";
+    let env =
+        "# env\nexport DATABASE_URL=\"postgres://db/x\"\nSETTINGS_MODULE=shop.settings.prod\n";
     let facts = facts::extract(Language::Env, ".env", env);
-    assert_eq!(texts(&facts, KeyKind::ConfigKey), ["DATABASE_URL", "SETTINGS_MODULE"]);
+    assert_eq!(
+        texts(&facts, KeyKind::ConfigKey),
+        ["DATABASE_URL", "SETTINGS_MODULE"]
+    );
     assert_eq!(texts(&facts, KeyKind::DottedPath), ["shop.settings.prod"]);
 }
 
@@ -111,7 +145,11 @@ fn malformed_config_keeps_what_was_read_and_records_the_problem() {
     let yaml = "good:\n  key: 1\nbad: [unclosed\n";
     let facts = facts::extract(Language::Yaml, "broken.yml", yaml);
     assert!(texts(&facts, KeyKind::ConfigKey).contains(&"good.key".to_string()));
-    assert!(facts.problems[0].contains("broken.yml"), "{:?}", facts.problems);
+    assert!(
+        facts.problems[0].contains("broken.yml"),
+        "{:?}",
+        facts.problems
+    );
     for (language, text) in [
         (Language::Json, "{\"a\": "),
         (Language::Toml, "a = = 1"),
@@ -124,13 +162,32 @@ fn malformed_config_keeps_what_was_read_and_records_the_problem() {
 
 #[test]
 fn values_are_classified_conservatively() {
-    let kinds = |v: &str| classify_value(v).into_iter().map(|(k, _)| k).collect::<Vec<_>>();
-    assert_eq!(kinds("myapp.middleware.AuthMiddleware"), [KeyKind::DottedPath]);
+    let kinds = |v: &str| {
+        classify_value(v)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        kinds("myapp.middleware.AuthMiddleware"),
+        [KeyKind::DottedPath]
+    );
     assert_eq!(kinds(".MainActivity"), [KeyKind::DottedPath]);
     assert_eq!(kinds("src/app/main.py"), [KeyKind::FilePath]);
     assert_eq!(kinds("../conf/x.yml"), [KeyKind::FilePath]);
-    assert_eq!(kinds("${a.b} and ${c}"), [KeyKind::Placeholder, KeyKind::Placeholder]);
-    for plain in ["hello world", "example.com", "config.yml", "3.14", "v1.2.3", "https://a.b/c.py", "x"] {
+    assert_eq!(
+        kinds("${a.b} and ${c}"),
+        [KeyKind::Placeholder, KeyKind::Placeholder]
+    );
+    for plain in [
+        "hello world",
+        "example.com",
+        "config.yml",
+        "3.14",
+        "v1.2.3",
+        "https://a.b/c.py",
+        "x",
+    ] {
         assert!(
             !kinds(plain).contains(&KeyKind::DottedPath),
             "{plain} is not a dotted path"

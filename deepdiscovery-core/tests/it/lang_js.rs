@@ -402,6 +402,18 @@ fn tsconfig_extends_and_paths_without_base_url() {
 #[test]
 fn jsx_elements_in_tsx_are_component_calls() {
     let graph = fixture_graph("ts_app");
-    assert_edge(&graph, LIST, "src/ui/OrderBadge.tsx", Relation::Imports, "./OrderBadge");
-    assert_edge(&graph, LIST, "src/ui/OrderBadge.tsx", Relation::Calls, "`OrderBadge`");
+    assert_edge(
+        &graph,
+        LIST,
+        "src/ui/OrderBadge.tsx",
+        Relation::Imports,
+        "./OrderBadge",
+    );
+    assert_edge(
+        &graph,
+        LIST,
+        "src/ui/OrderBadge.tsx",
+        Relation::Calls,
+        "`OrderBadge`",
+    );
 }

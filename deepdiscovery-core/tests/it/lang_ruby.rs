@@ -122,8 +122,20 @@ fn mixins_are_recorded_as_implemented_modules() {
         ("Cart", "Loggable")
     );
     let graph = session.graph().unwrap();
-    assert_edge(&graph, CART, LOGGABLE, Relation::Implements, "`Cart` implements `Loggable`");
-    assert_edge(&graph, ORDER, "app/models/concerns/auditable.rb", Relation::Implements, "`Order` implements `Auditable` (line 5)");
+    assert_edge(
+        &graph,
+        CART,
+        LOGGABLE,
+        Relation::Implements,
+        "`Cart` implements `Loggable`",
+    );
+    assert_edge(
+        &graph,
+        ORDER,
+        "app/models/concerns/auditable.rb",
+        Relation::Implements,
+        "`Order` implements `Auditable` (line 5)",
+    );
 }
 
 #[test]

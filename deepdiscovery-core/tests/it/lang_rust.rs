@@ -481,7 +481,10 @@ fn super_inside_an_inline_test_module_stays_in_the_file() {
     let from_tests: Vec<_> = graph
         .edges_from(PRICING)
         .into_iter()
-        .filter(|e| e.relation == Relation::Imports && (e.rationale.contains("line 14") || e.rationale.contains("line 15")))
+        .filter(|e| {
+            e.relation == Relation::Imports
+                && (e.rationale.contains("line 14") || e.rationale.contains("line 15"))
+        })
         .collect();
     assert!(from_tests.is_empty(), "{from_tests:?}");
     assert_no_edge(&graph, PRICING, LIB, Relation::Imports);

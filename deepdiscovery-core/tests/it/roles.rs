@@ -20,9 +20,21 @@ fn languages_by_name_extension_and_shebang() {
         ("conf/app.properties", None, Language::Properties),
         ("setup.cfg", None, Language::Ini),
         (".env.local", None, Language::Env),
-        ("bin/tool", Some(&b"#!/usr/bin/env python3\nprint(1)\n"[..]), Language::Python),
-        ("bin/run", Some(&b"#!/bin/bash\necho hi\n"[..]), Language::Shell),
-        ("bin/serve", Some(&b"#!/usr/bin/env -S node --harmony\n"[..]), Language::JavaScript),
+        (
+            "bin/tool",
+            Some(&b"#!/usr/bin/env python3\nprint(1)\n"[..]),
+            Language::Python,
+        ),
+        (
+            "bin/run",
+            Some(&b"#!/bin/bash\necho hi\n"[..]),
+            Language::Shell,
+        ),
+        (
+            "bin/serve",
+            Some(&b"#!/usr/bin/env -S node --harmony\n"[..]),
+            Language::JavaScript,
+        ),
         ("bin/blob", Some(&b"\x7fELF"[..]), Language::Unknown),
         (".hidden", None, Language::Unknown),
     ];
@@ -64,6 +76,10 @@ fn roles_follow_ecosystem_conventions() {
     ];
     for (path, expected) in cases {
         let language = Language::detect(path, None);
-        assert_eq!(Role::classify(path, language), expected, "{path} ({language})");
+        assert_eq!(
+            Role::classify(path, language),
+            expected,
+            "{path} ({language})"
+        );
     }
 }

@@ -20,7 +20,12 @@ fn edge_dump(session: &Session) -> Vec<String> {
         .unwrap()
         .edges()
         .iter()
-        .map(|e| format!("{} {} {:?} {:.6} {}", e.from, e.to, e.relation, e.confidence, e.rationale))
+        .map(|e| {
+            format!(
+                "{} {} {:?} {:.6} {}",
+                e.from, e.to, e.relation, e.confidence, e.rationale
+            )
+        })
         .collect()
 }
 
@@ -33,7 +38,11 @@ fn edits_deletions_and_additions_are_seen_at_the_next_query() {
     write(root, "app/other.py", "def other_thing():\n    return 2\n");
     let session = Session::open(root).unwrap();
     let graph = session.graph().unwrap();
-    assert!(graph.edge("app/main.py", "app/util.py", Relation::Imports).is_some());
+    assert!(
+        graph
+            .edge("app/main.py", "app/util.py", Relation::Imports)
+            .is_some()
+    );
     assert_eq!(session.stats().parsed, 3);
 
     // Nothing changed: everything reused, same graph object.
@@ -50,9 +59,21 @@ fn edits_deletions_and_additions_are_seen_at_the_next_query() {
     assert_eq!(stats.removed, 1);
     assert_eq!(stats.parsed, 2, "{stats:?}");
     assert!(graph.node("app/util.py").is_none());
-    assert!(graph.edge("app/main.py", "app/util.py", Relation::Imports).is_none());
-    assert!(graph.edge("app/main.py", "app/other.py", Relation::Imports).is_some());
-    assert!(graph.edge("app/new.py", "app/other.py", Relation::Imports).is_some());
+    assert!(
+        graph
+            .edge("app/main.py", "app/util.py", Relation::Imports)
+            .is_none()
+    );
+    assert!(
+        graph
+            .edge("app/main.py", "app/other.py", Relation::Imports)
+            .is_some()
+    );
+    assert!(
+        graph
+            .edge("app/new.py", "app/other.py", Relation::Imports)
+            .is_some()
+    );
     let facts = session.facts("app/main.py").unwrap();
     assert_eq!(facts.imports[0].target, "app.other");
 }
@@ -69,7 +90,10 @@ fn a_same_size_edit_within_the_same_mtime_is_still_seen() {
     let mtime = fs::metadata(root.join("a.py")).unwrap().modified().unwrap();
     write(root, "a.py", "import c\n");
     // Restore the old mtime: size and mtime now match the cache, the content does not.
-    let file = fs::File::options().write(true).open(root.join("a.py")).unwrap();
+    let file = fs::File::options()
+        .write(true)
+        .open(root.join("a.py"))
+        .unwrap();
     file.set_modified(mtime).unwrap();
     let graph = session.graph().unwrap();
     assert!(graph.edge("a.py", "c.py", Relation::Imports).is_some());
@@ -82,14 +106,23 @@ fn memory_sources_are_revalidated_by_content() {
     source.insert("m.py", "import n\n").unwrap();
     source.insert("n.py", "").unwrap();
     let session = Session::new(source.clone());
-    assert!(session.graph().unwrap().edge("m.py", "n.py", Relation::Imports).is_some());
+    assert!(
+        session
+            .graph()
+            .unwrap()
+            .edge("m.py", "n.py", Relation::Imports)
+            .is_some()
+    );
     assert!(session.facts("nope.py").is_err());
 }
 
 #[test]
 fn output_is_identical_with_one_and_two_threads() {
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         pool.install(|| {
             let session = Session::open(fixture_path("python_app")).unwrap();
             edge_dump(&session)
@@ -102,7 +135,8 @@ fn output_is_identical_with_one_and_two_threads() {
 }
 
 fn name() -> impl Strategy<Value = String> {
-    prop::sample::select(vec!["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]).prop_map(str::to_string)
+    prop::sample::select(vec!["alpha", "beta", "gamma", "delta", "epsilon", "zeta"])
+        .prop_map(str::to_string)
 }
 
 proptest! {
@@ -148,7 +182,10 @@ fn facts_are_computed_only_for_the_files_asked_for() {
     let session = Session::open(fixture_path("python_app")).unwrap();
     let listed = session.artifacts().unwrap();
     assert!(listed.len() > 10);
-    assert!(listed.iter().all(|a| a.facts.is_none()), "listing reads nothing");
+    assert!(
+        listed.iter().all(|a| a.facts.is_none()),
+        "listing reads nothing"
+    );
     assert_eq!(session.stats().parsed, 0);
     session.facts("src/shop/orders.py").unwrap();
     assert_eq!(session.stats().parsed, 1);
@@ -157,5 +194,9 @@ fn facts_are_computed_only_for_the_files_asked_for() {
         .unwrap();
     let paths: Vec<&str> = both.iter().map(|(p, _)| p.as_str()).collect();
     assert_eq!(paths, ["src/shop/orders.py", "src/shop/util.py"]);
-    assert_eq!(session.stats().parsed, 1, "orders.py was reused, util.py parsed");
+    assert_eq!(
+        session.stats().parsed,
+        1,
+        "orders.py was reused, util.py parsed"
+    );
 }

@@ -13,7 +13,13 @@ fn write(root: &Path, rel: &str, content: &[u8]) {
 }
 
 fn paths(source: &dyn RepoSource) -> Vec<String> {
-    source.list().unwrap().entries.into_iter().map(|e| e.path).collect()
+    source
+        .list()
+        .unwrap()
+        .entries
+        .into_iter()
+        .map(|e| e.path)
+        .collect()
 }
 
 #[test]
@@ -33,9 +39,19 @@ fn fs_source_honours_gitignore_and_skips_vcs_dirs_but_lists_hidden_config() {
     let source = FsSource::new(root).unwrap();
     assert_eq!(
         paths(&source),
-        [".env", ".github/workflows/ci.yml", ".gitignore", "src/app.py", "sub/.ignore", "sub/kept.txt"]
+        [
+            ".env",
+            ".github/workflows/ci.yml",
+            ".gitignore",
+            "src/app.py",
+            "sub/.ignore",
+            "sub/kept.txt"
+        ]
     );
-    let unfiltered = FsSource::builder(root).honor_ignore_files(false).build().unwrap();
+    let unfiltered = FsSource::builder(root)
+        .honor_ignore_files(false)
+        .build()
+        .unwrap();
     assert!(paths(&unfiltered).contains(&"build/out.py".to_string()));
     assert!(!paths(&unfiltered).iter().any(|p| p.starts_with(".git/")));
 }
@@ -83,10 +99,22 @@ fn fs_source_never_follows_links_out_of_the_root_and_survives_loops() {
     let listing = source.list().unwrap();
     let listed: Vec<&str> = listing.entries.iter().map(|e| e.path.as_str()).collect();
     assert!(listed.contains(&"src/real.py"));
-    assert!(listed.contains(&"alias.py"), "a link inside the root is kept: {listed:?}");
-    assert!(!listed.iter().any(|p| p.contains("leak") || p.contains("secret")), "{listed:?}");
+    assert!(
+        listed.contains(&"alias.py"),
+        "a link inside the root is kept: {listed:?}"
+    );
+    assert!(
+        !listed
+            .iter()
+            .any(|p| p.contains("leak") || p.contains("secret")),
+        "{listed:?}"
+    );
     assert_eq!(listing.skipped.count(SkipReason::OutsideRoot), 2);
-    assert!(listing.skipped.count(SkipReason::BrokenLink) >= 2, "{:?}", listing.skipped);
+    assert!(
+        listing.skipped.count(SkipReason::BrokenLink) >= 2,
+        "{:?}",
+        listing.skipped
+    );
     // Reading through a link that leaves the root is refused too.
     assert!(source.read("leak.py").is_err());
     assert!(source.read("../etc/passwd").is_err());
@@ -116,7 +144,11 @@ fn an_empty_repository_gives_an_empty_graph() {
 #[test]
 fn broken_utf8_is_read_lossily_and_counted() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "latin1.py", b"# caf\xe9\ndef brewed():\n    return 1\n");
+    write(
+        dir.path(),
+        "latin1.py",
+        b"# caf\xe9\ndef brewed():\n    return 1\n",
+    );
     let session = Session::open(dir.path()).unwrap();
     let facts = session.facts("latin1.py").unwrap();
     assert_eq!(facts.definitions[0].name, "brewed");
@@ -125,7 +157,8 @@ fn broken_utf8_is_read_lossily_and_counted() {
 
 #[test]
 fn memory_source_lists_sorted_and_rejects_escaping_paths() {
-    let source = MemorySource::from_files([("b.py", "x"), ("a/c.py", "y"), ("img.png", "z")]).unwrap();
+    let source =
+        MemorySource::from_files([("b.py", "x"), ("a/c.py", "y"), ("img.png", "z")]).unwrap();
     assert_eq!(paths(&source), ["a/c.py", "b.py"]);
     assert_eq!(source.list().unwrap().skipped.count(SkipReason::Binary), 1);
     assert!(MemorySource::from_files([("../x.py", "")]).is_err());
@@ -133,5 +166,8 @@ fn memory_source_lists_sorted_and_rejects_escaping_paths() {
     assert!(validate_relative("a//b").is_err());
     assert!(validate_relative("a/./b").is_err());
     assert!(validate_relative("a/b.py").is_ok());
-    assert!(matches!(source.read("missing.py"), Err(Error::NoSuchArtifact(_))));
+    assert!(matches!(
+        source.read("missing.py"),
+        Err(Error::NoSuchArtifact(_))
+    ));
 }
