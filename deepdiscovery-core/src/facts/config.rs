@@ -366,8 +366,13 @@ fn read_yaml(text: &str, sink: &mut KeySink) -> Result<(), String> {
 
 // ---------------------------------------------------------------- JSON
 
+/// JSON, and JSON with comments and trailing commas (tsconfig.json, VS Code settings,
+/// .eslintrc), which many tools accept.
 fn read_json(text: &str, sink: &mut KeySink) -> Result<(), String> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let value: serde_json::Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(e) => serde_json::from_str(&strip_jsonc(text)).map_err(|_| e.to_string())?,
+    };
     walk_json(&value, "", sink);
     Ok(())
 }
@@ -396,6 +401,66 @@ fn walk_json(value: &serde_json::Value, path: &str, sink: &mut KeySink) {
         }
         serde_json::Value::String(s) => sink.leaf(path, Some(s), 0),
         _ => sink.leaf(path, None, 0),
+    }
+}
+
+/// Strips JSON comments and trailing commas (tsconfig.json and jsconfig.json allow
+/// both), keeping strings intact.
+pub fn strip_jsonc(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut in_string = false;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if in_string {
+            if c == b'\\' && i + 1 < bytes.len() {
+                out.push_str(&text[i..i + 2]);
+                i += 2;
+                continue;
+            }
+            if c == b'"' {
+                in_string = false;
+            }
+        } else if c == b'"' {
+            in_string = true;
+        } else if c == b'/' && bytes.get(i + 1) == Some(&b'/') {
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        } else if c == b'/' && bytes.get(i + 1) == Some(&b'*') {
+            i += 2;
+            while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
+                i += 1;
+            }
+            i += 2;
+            continue;
+        } else if c == b',' {
+            let rest = skip_trivia(&text[i + 1..]);
+            if rest.starts_with('}') || rest.starts_with(']') {
+                i += 1;
+                continue;
+            }
+        }
+        let ch_len = text[i..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&text[i..i + ch_len]);
+        i += ch_len;
+    }
+    out
+}
+
+/// `s` without leading whitespace and `//` / `/* */` comments.
+fn skip_trivia(mut s: &str) -> &str {
+    loop {
+        s = s.trim_start();
+        if let Some(rest) = s.strip_prefix("//") {
+            s = rest.find('\n').map_or("", |i| &rest[i..]);
+        } else if let Some(rest) = s.strip_prefix("/*") {
+            s = rest.find("*/").map_or("", |i| &rest[i + 2..]);
+        } else {
+            return s;
+        }
     }
 }
 

@@ -21,8 +21,9 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{RepoIndex, Resolved, join, normalize, parent_dir, strip_jsonc};
+use super::{RepoIndex, Resolved, join, normalize, parent_dir};
 use crate::facts::Import;
+use crate::facts::config::strip_jsonc;
 
 /// Extensions tried, in order, after a specifier without one.
 const EXTENSIONS: [&str; 9] = [

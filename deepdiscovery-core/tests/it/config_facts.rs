@@ -195,3 +195,17 @@ fn values_are_classified_conservatively() {
     }
     assert_eq!(kinds("config.yml"), [KeyKind::FilePath]);
 }
+
+#[test]
+fn json_with_comments_and_trailing_commas_is_read() {
+    let text = "{\n  // the web client\n  \"compilerOptions\": {\n    \"baseUrl\": \"src\", /* root */\n    \"outDir\": \"dist/app.js\",\n  },\n  \"note\": \"a // not a comment\",\n}\n";
+    let facts = facts::extract(Language::Json, "tsconfig.json", text);
+    assert!(facts.problems.is_empty(), "{:?}", facts.problems);
+    let config = texts(&facts, KeyKind::ConfigKey);
+    assert!(
+        config.contains(&"compilerOptions.baseUrl".to_string()),
+        "{config:?}"
+    );
+    assert!(config.contains(&"note".to_string()));
+    assert_eq!(texts(&facts, KeyKind::FilePath), ["dist/app.js"]);
+}

@@ -16,5 +16,6 @@ mod lang_ruby;
 mod lang_rust;
 mod mixed;
 mod roles;
+mod rules;
 mod session;
 mod source;
