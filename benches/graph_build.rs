@@ -40,6 +40,12 @@ impl Rng {
     }
 }
 
+/// Target length of a generated code file: with configuration files and headers
+/// being short, this gives about 100 lines per file on average.
+const LINES: usize = 112;
+/// Bump when the generator changes, so that a cached repository is regenerated.
+const GENERATOR_VERSION: u32 = 2;
+
 const COMMON: &[&str] = &["get", "run", "process", "update", "load", "save", "handle"];
 const WORDS: &[&str] = &[
     "order", "payment", "invoice", "customer", "ledger", "shipment", "catalog", "pricing",
@@ -124,7 +130,7 @@ fn generate(root: &Path, layout: &Layout) -> std::io::Result<()> {
             word(&mut rng)
         );
         let n = py;
-        body(&mut t, &mut rng, 100, "#", &move |r: &mut Rng| {
+        body(&mut t, &mut rng, LINES, "#", &move |r: &mut Rng| {
             format!(
                 "def helper_{}_{}(x):\n    return rare_fn_{}(x).{}()\n\n",
                 r.below(99999),
@@ -150,7 +156,7 @@ fn generate(root: &Path, layout: &Layout) -> std::io::Result<()> {
             word(&mut rng)
         );
         let n = java;
-        body(&mut t, &mut rng, 99, "    //", &move |r: &mut Rng| {
+        body(&mut t, &mut rng, LINES - 1, "    //", &move |r: &mut Rng| {
             format!(
                 "    public int m{}(List<String> xs) {{ return new Svc{}().rareJava{}(xs.size()); }}\n",
                 r.below(99999),
@@ -182,7 +188,7 @@ fn generate(root: &Path, layout: &Layout) -> std::io::Result<()> {
             t,
             "export function feature{i}(x: number): number {{ return x + {i}; }}\n"
         );
-        body(&mut t, &mut rng, 100, "//", &|r: &mut Rng| {
+        body(&mut t, &mut rng, LINES, "//", &|r: &mut Rng| {
             format!(
                 "export const c{} = (x: number) => Math.max(x, {});\n",
                 r.below(99999),
@@ -210,7 +216,7 @@ fn generate(root: &Path, layout: &Layout) -> std::io::Result<()> {
             "func RareGo{i}(x int) int {{ return p{}.RareGo{a}(x) + 1 }}\n",
             a / 20
         );
-        body(&mut t, &mut rng, 100, "//", &|r: &mut Rng| {
+        body(&mut t, &mut rng, LINES, "//", &|r: &mut Rng| {
             format!(
                 "func helper{}(x int) string {{ return fmt.Sprint(x, {}) }}\n",
                 r.below(999999),
@@ -232,7 +238,7 @@ fn generate(root: &Path, layout: &Layout) -> std::io::Result<()> {
         let mut t = format!(
             "#include \"unit{i}.h\"\n#include \"unit{a}.h\"\n#include <stdio.h>\n\nint rare_c_{i}(int x) {{ return rare_c_{a}(x) + 1; }}\n"
         );
-        body(&mut t, &mut rng, 100, "//", &|r: &mut Rng| {
+        body(&mut t, &mut rng, LINES, "//", &|r: &mut Rng| {
             format!(
                 "static int helper_{}(int x) {{ return x * {}; }}\n",
                 r.below(999999),
@@ -280,7 +286,7 @@ fn repo_for(files: usize) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
     target
         .join("bench-repos")
-        .join(format!("synthetic-{files}"))
+        .join(format!("synthetic-v{GENERATOR_VERSION}-{files}"))
 }
 
 fn main() {

@@ -1,11 +1,11 @@
 //! Building the graph from artifacts, their facts and the resolver's index.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::{EdgeData, Node, Relation, RepoGraph, explicit, organization};
+use super::{EdgeData, Node, RepoGraph, explicit, organization};
 use crate::artifact::{Language, Role};
 use crate::facts::Facts;
 use crate::resolve::RepoIndex;
@@ -53,16 +53,40 @@ pub trait RelationRule: Send + Sync {
     fn apply(&self, context: &RuleContext<'_>, out: &mut Vec<(String, String, EdgeData)>);
 }
 
+/// An edge between artifact indexes (positions in [`GraphInput::artifacts`]).
+pub(super) type RawEdge = (u32, u32, EdgeData);
+
+/// Path → artifact index.
+pub(super) struct Positions<'a>(HashMap<&'a str, u32>);
+
+impl<'a> Positions<'a> {
+    fn new(artifacts: &'a [InputArtifact]) -> Self {
+        Positions(
+            artifacts
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (a.path.as_str(), i as u32))
+                .collect(),
+        )
+    }
+
+    /// The index of `path`, if it is an artifact.
+    pub(super) fn get(&self, path: &str) -> Option<u32> {
+        self.0.get(path).copied()
+    }
+}
+
 /// Builds the graph: explicit relations, organizational relations, then every rule.
 ///
-/// Deterministic: edges are merged per (from, to, relation) and inserted in sorted
-/// order, whatever the thread count.
+/// Deterministic: edges are merged per (from, to, relation) in an order that does not
+/// depend on how they were produced, whatever the thread count.
 pub fn build_graph(input: &GraphInput, rules: &[&dyn RelationRule]) -> RepoGraph {
     let context = RuleContext {
         artifacts: &input.artifacts,
         index: &input.index,
     };
-    let mut edges = explicit::edges(&context);
+    let positions = Positions::new(&input.artifacts);
+    let mut edges = explicit::edges(&context, &positions);
     let (organizational, modules) = organization::edges(&context, input.codeowners.as_ref());
     edges.extend(organizational);
     let from_rules: Vec<Vec<(String, String, EdgeData)>> = rules
@@ -73,8 +97,10 @@ pub fn build_graph(input: &GraphInput, rules: &[&dyn RelationRule]) -> RepoGraph
             out
         })
         .collect();
-    for list in from_rules {
-        edges.extend(list);
+    for (from, to, data) in from_rules.into_iter().flatten() {
+        if let (Some(a), Some(b)) = (positions.get(&from), positions.get(&to)) {
+            edges.push((a, b, data));
+        }
     }
     let nodes = input
         .artifacts
@@ -89,37 +115,43 @@ pub fn build_graph(input: &GraphInput, rules: &[&dyn RelationRule]) -> RepoGraph
 }
 
 /// Merges parallel edges of one relation: noisy-or of confidences, the rationale of
-/// the strongest, and a count of the others.
-pub(super) fn merge(edges: Vec<(String, String, EdgeData)>) -> Vec<(String, String, EdgeData)> {
-    let mut merged: BTreeMap<(String, String, Relation), (EdgeData, usize)> = BTreeMap::new();
-    for (from, to, data) in edges {
-        if from == to {
-            continue;
-        }
-        let key = (from, to, data.relation);
-        match merged.get_mut(&key) {
-            None => {
-                merged.insert(key, (data, 0));
+/// the strongest, and a count of the others. Sorting first on the whole edge makes
+/// the result independent of the input order.
+pub(super) fn merge(mut edges: Vec<RawEdge>) -> Vec<RawEdge> {
+    edges.retain(|e| e.0 != e.1);
+    edges.par_sort_unstable_by(|x, y| {
+        (x.0, x.1, x.2.relation)
+            .cmp(&(y.0, y.1, y.2.relation))
+            .then(y.2.confidence.total_cmp(&x.2.confidence))
+            .then_with(|| x.2.rationale.cmp(&y.2.rationale))
+    });
+    let mut out: Vec<RawEdge> = Vec::with_capacity(edges.len());
+    let mut extra = 0usize;
+    for edge in edges {
+        match out.last_mut() {
+            Some(last)
+                if (last.0, last.1, last.2.relation) == (edge.0, edge.1, edge.2.relation) =>
+            {
+                // The first of a run is the strongest: it keeps its rationale.
+                last.2.confidence =
+                    (1.0 - (1.0 - last.2.confidence) * (1.0 - edge.2.confidence)).clamp(0.0, 1.0);
+                extra += 1;
             }
-            Some((current, extra)) => {
-                let combined = 1.0 - (1.0 - current.confidence) * (1.0 - data.confidence);
-                let better = (data.confidence, std::cmp::Reverse(&data.rationale))
-                    > (current.confidence, std::cmp::Reverse(&current.rationale));
-                if better {
-                    current.rationale = data.rationale;
-                }
-                current.confidence = combined.clamp(0.0, 1.0);
-                *extra += 1;
+            _ => {
+                annotate(out.last_mut(), extra);
+                extra = 0;
+                out.push(edge);
             }
         }
     }
-    merged
-        .into_iter()
-        .map(|((from, to, _), (mut data, extra))| {
-            if extra > 0 {
-                data.rationale = format!("{} (+{extra} more)", data.rationale);
-            }
-            (from, to, data)
-        })
-        .collect()
+    annotate(out.last_mut(), extra);
+    out
+}
+
+fn annotate(edge: Option<&mut RawEdge>, extra: usize) {
+    if let Some(edge) = edge
+        && extra > 0
+    {
+        edge.2.rationale = format!("{} (+{extra} more)", edge.2.rationale);
+    }
 }

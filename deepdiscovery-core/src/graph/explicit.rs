@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rayon::prelude::*;
 
-use super::build::RuleContext;
+use super::build::{Positions, RawEdge, RuleContext};
 use super::{EdgeData, Relation};
 use crate::artifact::Language;
 use crate::facts::{RefKind, SuperKind};
@@ -15,8 +15,6 @@ pub const MAX_DEFINERS: usize = 8;
 const MIN_NAME_CONFIDENCE: f32 = 0.08;
 /// Names shorter than this link nothing.
 const MIN_NAME_LEN: usize = 3;
-
-type RawEdge = (String, String, EdgeData);
 
 /// One name that links a file to a definer: (confidence, name, line).
 type NameHit<'a> = (f32, &'a str, u32);
@@ -38,19 +36,19 @@ fn family(language: Language) -> Option<u8> {
 }
 
 /// Who defines and who uses each name, per language family.
-struct NameTable {
+struct NameTable<'a> {
     /// (family, name) → indexes of artifacts defining it (sorted, distinct).
-    definers: HashMap<(u8, String), Vec<usize>>,
+    definers: HashMap<(u8, &'a str), Vec<usize>>,
     /// (family, name) → number of artifacts referencing it.
-    users: HashMap<(u8, String), usize>,
+    users: HashMap<(u8, &'a str), usize>,
     /// family → number of code artifacts.
     family_size: HashMap<u8, usize>,
     /// (family, type name) → indexes of artifacts defining a type of that name.
-    type_definers: HashMap<(u8, String), Vec<usize>>,
+    type_definers: HashMap<(u8, &'a str), Vec<usize>>,
 }
 
-impl NameTable {
-    fn build(context: &RuleContext<'_>) -> NameTable {
+impl<'a> NameTable<'a> {
+    fn build(context: &RuleContext<'a>) -> NameTable<'a> {
         let mut table = NameTable {
             definers: HashMap::new(),
             users: HashMap::new(),
@@ -67,14 +65,14 @@ impl NameTable {
                 if defined.insert(&def.name) {
                     table
                         .definers
-                        .entry((fam, def.name.clone()))
+                        .entry((fam, def.name.as_str()))
                         .or_default()
                         .push(i);
                 }
                 if def.kind.is_type() {
                     let list = table
                         .type_definers
-                        .entry((fam, def.name.clone()))
+                        .entry((fam, def.name.as_str()))
                         .or_default();
                     if list.last() != Some(&i) {
                         list.push(i);
@@ -84,7 +82,7 @@ impl NameTable {
             let mut used: HashSet<&str> = HashSet::new();
             for r in &artifact.facts.references {
                 if used.insert(&r.name) {
-                    *table.users.entry((fam, r.name.clone())).or_default() += 1;
+                    *table.users.entry((fam, r.name.as_str())).or_default() += 1;
                 }
             }
         }
@@ -96,12 +94,7 @@ impl NameTable {
     /// two files of thousands → close to 1.
     fn rarity(&self, fam: u8, name: &str) -> f32 {
         let n = self.family_size.get(&fam).copied().unwrap_or(1).max(1) as f32;
-        let uses = self
-            .users
-            .get(&(fam, name.to_string()))
-            .copied()
-            .unwrap_or(1)
-            .max(1) as f32;
+        let uses = self.users.get(&(fam, name)).copied().unwrap_or(1).max(1) as f32;
         if n < 3.0 {
             return 1.0;
         }
@@ -112,26 +105,28 @@ impl NameTable {
     }
 }
 
-/// All explicit edges of the repository.
-pub(super) fn edges(context: &RuleContext<'_>) -> Vec<RawEdge> {
+/// All explicit edges of the repository, between artifact indexes.
+pub(super) fn edges(context: &RuleContext<'_>, positions: &Positions<'_>) -> Vec<RawEdge> {
     let table = NameTable::build(context);
     let per_file: Vec<Vec<RawEdge>> = (0..context.artifacts.len())
         .into_par_iter()
         .map(|i| {
             let mut out = Vec::new();
-            import_edges(context, i, &mut out);
-            let imported: HashSet<&str> = out.iter().map(|e| e.1.as_str()).collect();
-            let mut named = supertype_edges(context, &table, i, &imported);
-            named.extend(reference_edges(context, &table, i, &imported));
-            out.extend(named);
+            import_edges(context, positions, i, &mut out);
+            let imported: HashSet<usize> = out.iter().map(|e| e.1 as usize).collect();
+            supertype_edges(context, &table, i, &imported, &mut out);
+            reference_edges(context, &table, i, &imported, &mut out);
             out
         })
         .collect();
     let mut edges: Vec<RawEdge> = per_file.into_iter().flatten().collect();
     for (source, header) in context.index.header_pairs() {
+        let (Some(a), Some(b)) = (positions.get(&source), positions.get(&header)) else {
+            continue;
+        };
         edges.push((
-            source.clone(),
-            header.clone(),
+            a,
+            b,
             EdgeData {
                 relation: Relation::Implements,
                 confidence: 0.9,
@@ -145,7 +140,12 @@ pub(super) fn edges(context: &RuleContext<'_>) -> Vec<RawEdge> {
     edges
 }
 
-fn import_edges(context: &RuleContext<'_>, i: usize, out: &mut Vec<RawEdge>) {
+fn import_edges(
+    context: &RuleContext<'_>,
+    positions: &Positions<'_>,
+    i: usize,
+    out: &mut Vec<RawEdge>,
+) {
     let artifact = &context.artifacts[i];
     for import in &artifact.facts.imports {
         for resolved in
@@ -164,9 +164,12 @@ fn import_edges(context: &RuleContext<'_>, i: usize, out: &mut Vec<RawEdge>) {
                 crate::resolve::Certainty::Exact => "",
                 crate::resolve::Certainty::Likely => ", resolved loosely",
             };
+            let Some(target) = positions.get(&resolved.path) else {
+                continue;
+            };
             out.push((
-                artifact.path.clone(),
-                resolved.path,
+                i as u32,
+                target,
                 EdgeData {
                     relation: Relation::Imports,
                     confidence: resolved.certainty.confidence(),
@@ -179,19 +182,19 @@ fn import_edges(context: &RuleContext<'_>, i: usize, out: &mut Vec<RawEdge>) {
 
 fn supertype_edges(
     context: &RuleContext<'_>,
-    table: &NameTable,
+    table: &NameTable<'_>,
     i: usize,
-    imported: &HashSet<&str>,
-) -> Vec<RawEdge> {
+    imported: &HashSet<usize>,
+    out: &mut Vec<RawEdge>,
+) {
     let artifact = &context.artifacts[i];
     let Some(fam) = family(artifact.language) else {
-        return Vec::new();
+        return;
     };
-    let mut out = Vec::new();
     for sup in &artifact.facts.supertypes {
         // A mixin (`include Comparable` in Ruby) is a module, not a type: for
         // Implements, fall back to any definer of the name.
-        let key = (fam, sup.parent.clone());
+        let key = (fam, sup.parent.as_str());
         let definers = table.type_definers.get(&key).or_else(|| {
             (sup.kind == SuperKind::Implements)
                 .then(|| table.definers.get(&key))
@@ -206,7 +209,7 @@ fn supertype_edges(
         let via_import: Vec<usize> = candidates
             .iter()
             .copied()
-            .filter(|&d| imported.contains(context.artifacts[d].path.as_str()))
+            .filter(|d| imported.contains(d))
             .collect();
         let (targets, confidence) = if via_import.is_empty() {
             let c = 0.9 / (candidates.len() as f32).sqrt();
@@ -225,8 +228,8 @@ fn supertype_edges(
         };
         for d in targets {
             out.push((
-                artifact.path.clone(),
-                context.artifacts[d].path.clone(),
+                i as u32,
+                d as u32,
                 EdgeData {
                     relation,
                     confidence,
@@ -235,20 +238,20 @@ fn supertype_edges(
             ));
         }
     }
-    out
 }
 
 /// Calls and references by name, weighted by the name's rarity and ambiguity, and
 /// aggregated per target file (noisy-or), with the strongest names in the rationale.
 fn reference_edges(
     context: &RuleContext<'_>,
-    table: &NameTable,
+    table: &NameTable<'_>,
     i: usize,
-    imported: &HashSet<&str>,
-) -> Vec<RawEdge> {
+    imported: &HashSet<usize>,
+    out: &mut Vec<RawEdge>,
+) {
     let artifact = &context.artifacts[i];
     let Some(fam) = family(artifact.language) else {
-        return Vec::new();
+        return;
     };
     let own: HashSet<&str> = artifact
         .facts
@@ -261,7 +264,7 @@ fn reference_edges(
         if r.name.chars().count() < MIN_NAME_LEN || own.contains(r.name.as_str()) {
             continue;
         }
-        let Some(definers) = table.definers.get(&(fam, r.name.clone())) else {
+        let Some(definers) = table.definers.get(&(fam, r.name.as_str())) else {
             continue;
         };
         let definers: Vec<usize> = definers.iter().copied().filter(|&d| d != i).collect();
@@ -275,7 +278,7 @@ fn reference_edges(
         };
         let rarity = table.rarity(fam, &r.name);
         for &d in &definers {
-            let boost = if imported.contains(context.artifacts[d].path.as_str()) {
+            let boost = if imported.contains(&d) {
                 1.0
             } else {
                 1.0 / (definers.len() as f32).sqrt()
@@ -288,7 +291,6 @@ fn reference_edges(
             }
         }
     }
-    let mut out = Vec::new();
     for ((d, relation), mut names) in hits {
         names.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
         let confidence = 1.0 - names.iter().fold(1.0f32, |acc, n| acc * (1.0 - n.0));
@@ -306,8 +308,8 @@ fn reference_edges(
             shown.push(format!("{} more", names.len() - 3));
         }
         out.push((
-            artifact.path.clone(),
-            context.artifacts[d].path.clone(),
+            i as u32,
+            d as u32,
             EdgeData {
                 relation,
                 confidence: confidence.clamp(0.0, 1.0),
@@ -315,5 +317,4 @@ fn reference_edges(
             },
         ));
     }
-    out
 }

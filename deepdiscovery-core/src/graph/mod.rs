@@ -161,7 +161,7 @@ pub struct RepoGraph {
 impl RepoGraph {
     pub(crate) fn from_parts(
         nodes: Vec<Node>,
-        edges: Vec<(String, String, EdgeData)>,
+        edges: Vec<(u32, u32, EdgeData)>,
         modules: HashMap<String, String>,
     ) -> RepoGraph {
         let mut graph = DiGraph::with_capacity(nodes.len(), edges.len());
@@ -171,9 +171,11 @@ impl RepoGraph {
             let index = graph.add_node(node);
             by_path.insert(path, index);
         }
+        let count = graph.node_count();
         for (from, to, data) in edges {
-            if let (Some(&a), Some(&b)) = (by_path.get(&from), by_path.get(&to)) {
-                graph.add_edge(a, b, data);
+            let (a, b) = (from as usize, to as usize);
+            if a < count && b < count {
+                graph.add_edge(NodeIndex::new(a), NodeIndex::new(b), data);
             }
         }
         RepoGraph {

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use ignore::gitignore::GitignoreBuilder;
 
-use super::build::RuleContext;
+use super::build::{RawEdge, RuleContext};
 use super::{EdgeData, Relation};
 use crate::resolve::{file_name, parent_dir};
 
@@ -14,8 +14,6 @@ use crate::resolve::{file_name, parent_dir};
 pub const MAX_SAME_DIR: usize = 12;
 /// Proximity groups larger than this are skipped.
 const MAX_PROXIMITY_GROUP: usize = 6;
-
-type RawEdge = (String, String, EdgeData);
 
 /// File names that mark the root of a build module.
 pub fn is_module_manifest(name: &str) -> bool {
@@ -56,9 +54,12 @@ pub(super) fn edges(
 }
 
 fn same_dir(context: &RuleContext<'_>, out: &mut Vec<RawEdge>) {
-    let mut by_dir: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for a in context.artifacts {
-        by_dir.entry(parent_dir(&a.path)).or_default().push(&a.path);
+    let mut by_dir: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+    for (i, a) in context.artifacts.iter().enumerate() {
+        by_dir
+            .entry(parent_dir(&a.path))
+            .or_default()
+            .push(i as u32);
     }
     for (dir, files) in by_dir {
         if files.len() < 2 || files.len() > MAX_SAME_DIR {
@@ -66,12 +67,12 @@ fn same_dir(context: &RuleContext<'_>, out: &mut Vec<RawEdge>) {
         }
         let confidence = 0.5 / (files.len() as f32 - 1.0).sqrt();
         let shown = if dir.is_empty() { "the root" } else { dir };
-        for a in &files {
-            for b in &files {
+        for &a in &files {
+            for &b in &files {
                 if a != b {
                     out.push((
-                        a.to_string(),
-                        b.to_string(),
+                        a,
+                        b,
                         EdgeData {
                             relation: Relation::SameDir,
                             confidence,
@@ -87,21 +88,21 @@ fn same_dir(context: &RuleContext<'_>, out: &mut Vec<RawEdge>) {
 /// Links every file to the manifest of the nearest enclosing build module.
 fn same_module(context: &RuleContext<'_>, out: &mut Vec<RawEdge>) -> HashMap<String, String> {
     // Directory → its manifest (the first by name, for a stable choice).
-    let mut manifests: BTreeMap<&str, &str> = BTreeMap::new();
-    for a in context.artifacts {
+    let mut manifests: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, a) in context.artifacts.iter().enumerate() {
         if is_module_manifest(file_name(&a.path)) {
-            manifests.entry(parent_dir(&a.path)).or_insert(&a.path);
+            manifests.entry(parent_dir(&a.path)).or_insert(i);
         }
     }
     let mut modules = HashMap::new();
     if manifests.is_empty() {
         return modules;
     }
-    for a in context.artifacts {
+    for (i, a) in context.artifacts.iter().enumerate() {
         let mut dir = parent_dir(&a.path);
         let manifest = loop {
-            if let Some(m) = manifests.get(dir) {
-                break Some(*m);
+            if let Some(&m) = manifests.get(dir) {
+                break Some(m);
             }
             if dir.is_empty() {
                 break None;
@@ -109,15 +110,16 @@ fn same_module(context: &RuleContext<'_>, out: &mut Vec<RawEdge>) -> HashMap<Str
             dir = parent_dir(dir);
         };
         let Some(manifest) = manifest else { continue };
-        modules.insert(a.path.clone(), manifest.to_string());
-        if manifest != a.path {
+        let manifest_path = &context.artifacts[manifest].path;
+        modules.insert(a.path.clone(), manifest_path.clone());
+        if manifest != i {
             out.push((
-                a.path.clone(),
-                manifest.to_string(),
+                i as u32,
+                manifest as u32,
                 EdgeData {
                     relation: Relation::SameModule,
                     confidence: 0.3,
-                    rationale: format!("belongs to the module of `{manifest}`"),
+                    rationale: format!("belongs to the module of `{manifest_path}`"),
                 },
             ));
         }
@@ -127,6 +129,9 @@ fn same_module(context: &RuleContext<'_>, out: &mut Vec<RawEdge>) -> HashMap<Str
 
 /// CODEOWNERS: gitignore-style patterns, the last matching rule wins.
 fn owners(context: &RuleContext<'_>, path: &str, text: &str, out: &mut Vec<RawEdge>) {
+    let Some(owner_file) = context.artifacts.iter().position(|a| a.path == path) else {
+        return;
+    };
     let mut builder = GitignoreBuilder::new("/");
     // Pattern text → (line, owners) of its last occurrence.
     let mut rules: HashMap<String, (usize, String)> = HashMap::new();
@@ -146,8 +151,8 @@ fn owners(context: &RuleContext<'_>, path: &str, text: &str, out: &mut Vec<RawEd
         rules.insert(pattern.to_string(), (index + 1, owners.join(" ")));
     }
     let Ok(matcher) = builder.build() else { return };
-    for a in context.artifacts {
-        if a.path == path {
+    for (i, a) in context.artifacts.iter().enumerate() {
+        if i == owner_file {
             continue;
         }
         // The last rule that matches the file or any directory above it wins.
@@ -169,8 +174,8 @@ fn owners(context: &RuleContext<'_>, path: &str, text: &str, out: &mut Vec<RawEd
         }
         if let Some((line, who)) = best {
             out.push((
-                a.path.clone(),
-                path.to_string(),
+                i as u32,
+                owner_file as u32,
                 EdgeData {
                     relation: Relation::Owner,
                     confidence: 0.3,
@@ -184,8 +189,8 @@ fn owners(context: &RuleContext<'_>, path: &str, text: &str, out: &mut Vec<RawEd
 /// Files sharing a name stem in sibling directories (`models/user.py`,
 /// `views/user.py`, `templates/user.html`).
 fn proximity(context: &RuleContext<'_>, out: &mut Vec<RawEdge>) {
-    let mut groups: BTreeMap<(&str, &str), Vec<&str>> = BTreeMap::new();
-    for a in context.artifacts {
+    let mut groups: BTreeMap<(&str, &str), Vec<u32>> = BTreeMap::new();
+    for (i, a) in context.artifacts.iter().enumerate() {
         let dir = parent_dir(&a.path);
         if dir.is_empty() {
             continue;
@@ -196,18 +201,19 @@ fn proximity(context: &RuleContext<'_>, out: &mut Vec<RawEdge>) {
         if stem.len() < 3 || matches!(stem, "index" | "mod" | "main" | "__init__" | "lib") {
             continue;
         }
-        groups.entry((grand, stem)).or_default().push(&a.path);
+        groups.entry((grand, stem)).or_default().push(i as u32);
     }
     for ((_, stem), files) in groups {
         if files.len() < 2 || files.len() > MAX_PROXIMITY_GROUP {
             continue;
         }
-        for a in &files {
-            for b in &files {
-                if a != b && parent_dir(a) != parent_dir(b) {
+        let dir = |i: u32| parent_dir(&context.artifacts[i as usize].path);
+        for &a in &files {
+            for &b in &files {
+                if a != b && dir(a) != dir(b) {
                     out.push((
-                        a.to_string(),
-                        b.to_string(),
+                        a,
+                        b,
                         EdgeData {
                             relation: Relation::Proximity,
                             confidence: 0.35,
