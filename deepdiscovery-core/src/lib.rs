@@ -29,8 +29,10 @@ pub mod artifact;
 mod error;
 pub mod facts;
 pub mod graph;
+pub mod locate;
 pub mod resolve;
 mod session;
+pub mod task;
 pub mod source;
 
 pub use artifact::{Language, Role};
@@ -39,6 +41,7 @@ pub use facts::Facts;
 pub use graph::{Edge, Relation, RepoGraph};
 pub use session::{Session, SessionStats};
 pub use source::{FsSource, MemorySource, RepoSource};
+pub use task::{Budget, Hints, Task};
 
 /// The version of this crate (from Cargo.toml).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
