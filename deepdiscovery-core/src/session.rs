@@ -254,7 +254,19 @@ impl Session {
         Ok(graph)
     }
 
-    fn read_text(&self, path: &str) -> Option<String> {
+    /// The Location stage of paper §III.C: ranked task anchors with explanations.
+    ///
+    /// # Errors
+    /// An invalid configuration, or an error of the source's listing.
+    pub fn locate(
+        &self,
+        task: &crate::task::Task,
+        config: &crate::locate::LocateConfig,
+    ) -> Result<crate::locate::Location> {
+        crate::locate::locate(self, task, config)
+    }
+
+    pub(crate) fn read_text(&self, path: &str) -> Option<String> {
         let bytes = self.source.read(path).ok()?;
         Some(String::from_utf8_lossy(&bytes).into_owned())
     }

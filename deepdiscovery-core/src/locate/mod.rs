@@ -1,6 +1,172 @@
 //! The Location stage (paper §III.C): environment-aware analysis, adaptive repository
 //! compression and anchor scoring (Eq. 6).
+//!
+//! `Session::locate` reads the repository as it is now: a cheap lexical pass over
+//! every text file narrows the candidates, and only the candidates get tree-sitter
+//! facts (no index is built first).
 
 pub mod cues;
 pub mod environment;
+mod lexical;
+mod score;
+mod stage;
 pub mod task_type;
+
+use serde::Serialize;
+
+use crate::artifact::Role;
+use crate::task::Budget;
+use crate::{Error, Result};
+
+pub use cues::{Cue, CueKind, ResolvedCue};
+pub use environment::Environment;
+pub use task_type::TaskType;
+
+/// Switches that turn off one term of Eq. 6 each, to measure its contribution.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Ablation {
+    /// Drop s_sem (BM25 / embedding similarity).
+    pub no_sem: bool,
+    /// Drop s_sum (alignment with the compressed view).
+    pub no_sum: bool,
+    /// Drop s_rule (rule templates and resolved cues).
+    pub no_rule: bool,
+    /// Drop π (the role prior).
+    pub no_prior: bool,
+}
+
+/// The coefficients α, β, γ, δ of Eq. 6.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Weights {
+    /// α, weight of s_sem.
+    pub sem: f32,
+    /// β, weight of s_sum.
+    pub sum: f32,
+    /// γ, weight of s_rule.
+    pub rule: f32,
+    /// δ, weight of π.
+    pub prior: f32,
+}
+
+/// Which preset of coefficients to use.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub enum Preset {
+    /// Chosen per query from repository scale and localization ambiguity (paper).
+    #[default]
+    Auto,
+    /// Fixed coefficients.
+    Fixed(Weights),
+}
+
+/// Configuration of the Location stage.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LocateConfig {
+    /// K_a: how many anchors to select (paper default 8).
+    pub anchors: usize,
+    /// Coefficient preset.
+    pub preset: Preset,
+    /// Terms switched off.
+    pub ablation: Ablation,
+    /// The budget; the Location stage uses its Γ_loc share for the repository view.
+    pub budget: Budget,
+}
+
+impl Default for LocateConfig {
+    fn default() -> Self {
+        LocateConfig {
+            anchors: 8,
+            preset: Preset::Auto,
+            ablation: Ablation::default(),
+            budget: Budget::default(),
+        }
+    }
+}
+
+impl LocateConfig {
+    /// Checks ranges.
+    ///
+    /// # Errors
+    /// [`Error::InvalidConfig`] for zero anchors, negative weights or a bad budget.
+    pub fn validate(&self) -> Result<()> {
+        if self.anchors == 0 {
+            return Err(Error::InvalidConfig("anchors (K_a) must be positive".into()));
+        }
+        if let Preset::Fixed(w) = self.preset
+            && [w.sem, w.sum, w.rule, w.prior]
+                .iter()
+                .any(|x| !x.is_finite() || *x < 0.0)
+        {
+            return Err(Error::InvalidConfig(
+                "Eq. 6 weights must be finite and non-negative".into(),
+            ));
+        }
+        self.budget.validate()
+    }
+}
+
+/// The four normalized terms of Eq. 6 for one file, each in [0, 1].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Terms {
+    /// s̃_sem.
+    pub sem: f32,
+    /// s̃_sum.
+    pub sum: f32,
+    /// s̃_rule.
+    pub rule: f32,
+    /// π(role | q).
+    pub prior: f32,
+}
+
+/// One scored candidate file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScoredFile {
+    /// Repository-relative path.
+    pub path: String,
+    /// Score_loc of Eq. 6.
+    pub score: f32,
+    /// Artifact role.
+    pub role: Role,
+    /// The terms that make the score.
+    pub terms: Terms,
+    /// What matched: resolved cues, rule templates, best lexical terms.
+    pub signals: Vec<String>,
+}
+
+/// What the Location stage returns.
+#[derive(Debug, Clone, Serialize)]
+pub struct Location {
+    /// The top-K_a candidates: the task anchors Ĥ.
+    pub anchors: Vec<ScoredFile>,
+    /// Every scored candidate, best first (anchors included), ties broken by path.
+    pub ranked: Vec<ScoredFile>,
+    /// The inferred environment.
+    pub environment: Environment,
+    /// The inferred task type and its confidence.
+    pub task_type: (TaskType, f32),
+    /// Cues of the task resolved against the repository.
+    pub cues: Vec<ResolvedCue>,
+    /// The coefficients used.
+    pub weights: Weights,
+    /// Files read lexically, files parsed with tree-sitter, wall time in ms.
+    pub cost: LocateCost,
+}
+
+/// What the Location stage spent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct LocateCost {
+    /// Files read for the lexical pass.
+    pub files_read: usize,
+    /// Files given full tree-sitter facts.
+    pub files_parsed: usize,
+    /// Wall time in milliseconds.
+    pub millis: f64,
+}
+
+/// Runs the Location stage on a session (see [`crate::Session::locate`]).
+pub(crate) fn locate(
+    session: &crate::Session,
+    task: &crate::task::Task,
+    config: &LocateConfig,
+) -> Result<Location> {
+    stage::run(session, task, config)
+}

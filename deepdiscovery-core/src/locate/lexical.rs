@@ -1,0 +1,556 @@
+//! The cheap lexical view of the Location stage: a code-aware tokenizer and a
+//! single streaming pass over every text file that counts only what the query needs.
+//!
+//! No index is built: the task's terms and cue strings are known before the pass, so
+//! each file is tokenized once and only the counts of query terms (per field), the
+//! field lengths, the identifiers written on definition-like lines that the task
+//! names, and the cue strings the file contains are kept. That is everything BM25F
+//! (s_sem of Eq. 6) and cue resolution need, in memory proportional to
+//! files × query terms.
+//!
+//! BM25F rather than the `bm25` crate: Eq. 6 scores the *metadata view* of a file, so
+//! the file name, its directory and its definition names must weigh more than its
+//! body; the crate scores one flat text per document, keeps a copy of every document
+//! and needs the whole corpus indexed first, which is what this pass avoids.
+
+use std::collections::{HashMap, HashSet};
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use rayon::prelude::*;
+
+/// Fields of a file's lexical view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Field {
+    /// The file name without extension (`separable` of `modeling/separable.py`).
+    Name = 0,
+    /// The directories of the path.
+    Dir = 1,
+    /// Identifiers on definition-like lines (`def x`, `class X`, `func X`…).
+    Defs = 2,
+    /// Everything in the file.
+    Body = 3,
+}
+
+const FIELDS: usize = 4;
+/// BM25F field weights: a match in the file name or a definition says more than one
+/// in the body.
+const FIELD_WEIGHT: [f32; FIELDS] = [4.0, 2.0, 3.0, 1.0];
+/// BM25F length normalization per field.
+const FIELD_B: [f32; FIELDS] = [0.3, 0.3, 0.5, 0.75];
+const K1: f32 = 1.2;
+/// Only the first bytes of a file are tokenized for the body (generated or data
+/// files can be huge; their head says what they are).
+pub const MAX_BODY_BYTES: usize = 512 * 1024;
+
+/// English and code words that carry no task meaning.
+const STOP: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "do",
+    "does", "for", "from", "had", "has", "have", "he", "here", "how", "i", "if", "in",
+    "into", "is", "it", "its", "me", "my", "no", "not", "of", "on", "or", "our", "so",
+    "some", "than", "that", "the", "their", "them", "then", "there", "these", "they",
+    "this", "those", "to", "too", "us", "was", "we", "were", "what", "when", "where",
+    "which", "while", "who", "why", "will", "with", "would", "you", "your", "should",
+    "also", "just", "like", "get", "set", "use", "used", "using", "one", "two", "new",
+    "self", "none", "true", "false", "null", "nil", "return", "def", "class", "import",
+    "var", "let", "const", "func", "fn", "pub", "public", "private", "static", "void",
+    "int", "str", "string", "end", "else", "elif", "try", "except", "catch", "py", "js",
+    "ts", "rs", "go", "java", "rb", "php", "cpp", "www", "http", "https", "com", "org",
+    "github", "issue", "issues", "example", "thanks", "please", "any", "all", "only",
+    "same", "way", "need", "want", "see", "seem", "seems", "make", "work", "works",
+];
+
+/// Light stemming: plural and common verb endings, so `fields`/`field` and
+/// `parsing`/`parse` meet. Deliberately conservative: code names are not English.
+fn stem(word: &str) -> &str {
+    let n = word.len();
+    if n > 5 && word.ends_with("ies") {
+        return &word[..n - 2]; // "entries" → "entri": both forms stem alike below
+    }
+    if n > 5 && word.ends_with("ing") {
+        return &word[..n - 3];
+    }
+    if n > 4 && word.ends_with("ed") && !word.ends_with("eed") {
+        return &word[..n - 2];
+    }
+    if n > 3 && word.ends_with('s') && !word.ends_with("ss") && !word.ends_with("us") {
+        return &word[..n - 1];
+    }
+    word
+}
+
+/// Normalizes one word: lower case, stemmed; `None` for stop words and noise.
+fn normalize(word: &str) -> Option<String> {
+    if word.len() < 2 || word.len() > 64 || word.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let lower = word.to_ascii_lowercase();
+    if STOP.contains(&lower.as_str()) {
+        return None;
+    }
+    let mut stemmed = stem(&lower).to_string();
+    if stemmed.ends_with("ie") && lower.ends_with("ies") {
+        stemmed.pop();
+        stemmed.pop();
+        stemmed.push('y');
+    }
+    Some(stemmed)
+}
+
+/// Splits an identifier into its parts: `parseHTTPResponse_v2` → `parse`, `HTTP`,
+/// `Response`, `v2`.
+fn split_identifier(ident: &str) -> Vec<&str> {
+    let bytes = ident.as_bytes();
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for i in 1..=bytes.len() {
+        let boundary = if i == bytes.len() {
+            true
+        } else {
+            let (prev, cur) = (bytes[i - 1], bytes[i]);
+            let next = bytes.get(i + 1).copied();
+            cur == b'_'
+                || prev == b'_'
+                || (prev.is_ascii_lowercase() && cur.is_ascii_uppercase())
+                || (prev.is_ascii_digit() != cur.is_ascii_digit() && cur.is_ascii_alphabetic() && prev.is_ascii_lowercase())
+                || (prev.is_ascii_uppercase()
+                    && cur.is_ascii_uppercase()
+                    && next.is_some_and(|n| n.is_ascii_lowercase()))
+        };
+        if boundary {
+            let part = &ident[start..i];
+            let part = part.trim_matches('_');
+            if !part.is_empty() {
+                parts.push(part);
+            }
+            start = i;
+        }
+    }
+    parts
+}
+
+/// Calls `emit` with every normalized token of `text`: each identifier joined (lower
+/// case) and, when it has several parts, each part.
+pub fn tokenize(text: &str, mut emit: impl FnMut(String)) {
+    for ident in identifiers(text) {
+        let parts = split_identifier(ident);
+        if parts.len() > 1 {
+            if let Some(joined) = normalize(&ident.replace('_', "")) {
+                emit(joined);
+            }
+            for part in parts {
+                if let Some(p) = normalize(part) {
+                    emit(p);
+                }
+            }
+        } else if let Some(t) = normalize(ident) {
+            emit(t);
+        }
+    }
+}
+
+/// Runs of `[A-Za-z0-9_]` that start with a letter or `_`.
+pub fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+}
+
+/// Keywords after which a line defines the next identifier.
+const DEF_KEYWORDS: &[&str] = &[
+    "def", "class", "function", "func", "fn", "struct", "interface", "enum", "trait",
+    "type", "module", "object", "record", "union", "typedef", "namespace", "impl", "macro_rules",
+];
+/// Modifiers skipped before a definition keyword or name.
+const MODIFIERS: &[&str] = &[
+    "pub", "public", "private", "protected", "internal", "static", "final", "abstract",
+    "async", "export", "default", "const", "let", "var", "val", "open", "override",
+    "sealed", "data", "inline", "virtual", "extern", "unsafe", "crate", "partial",
+    "readonly", "declare", "suspend",
+];
+
+/// The identifier a line defines, read lexically: `def name(`, `class Name`,
+/// `func (r *T) Name(`, `export const name =`, `NAME = …` at column 0.
+pub fn defined_name(line: &str) -> Option<&str> {
+    let at_column_zero = !line.starts_with([' ', '\t']);
+    let trimmed = line.trim_start();
+    let mut rest = trimmed;
+    let mut saw_keyword = false;
+    let mut after_modifier = false;
+    loop {
+        let word_end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let word = &rest[..word_end];
+        if word.is_empty() {
+            // Go method receivers `func (r *T) Name(` and Rust `pub(crate) fn`.
+            if (saw_keyword || after_modifier) && rest.starts_with('(') {
+                let close = rest.find(')')?;
+                rest = rest[close + 1..].trim_start();
+                continue;
+            }
+            return None;
+        }
+        let after = rest[word_end..].trim_start();
+        after_modifier = false;
+        if MODIFIERS.contains(&word) {
+            rest = after;
+            after_modifier = true;
+            continue;
+        }
+        if DEF_KEYWORDS.contains(&word) {
+            saw_keyword = true;
+            rest = after;
+            continue;
+        }
+        if saw_keyword {
+            return Some(word);
+        }
+        // `NAME = …` / `name := …` at column zero: a module-level binding.
+        if at_column_zero && (after.starts_with('=') && !after.starts_with("==") || after.starts_with(":=")) {
+            return Some(word);
+        }
+        return None;
+    }
+}
+
+/// What the task asks the pass to look for.
+#[derive(Debug, Default)]
+pub struct Query {
+    /// Normalized query terms with their weights (1 + ln of their count in the task).
+    pub terms: Vec<(String, f32)>,
+    /// Identifiers whose definitions and mentions are wanted (exact, case-sensitive).
+    pub symbols: Vec<String>,
+    /// Strings whose presence is wanted (config keys, routes, messages), exact.
+    pub phrases: Vec<String>,
+}
+
+impl Query {
+    /// The query of a task text plus the cue strings to look for.
+    pub fn new(text: &str, symbols: Vec<String>, phrases: Vec<String>) -> Query {
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        tokenize(text, |t| *counts.entry(t).or_default() += 1);
+        let mut terms: Vec<(String, f32)> = counts
+            .into_iter()
+            .map(|(t, n)| (t, 1.0 + (n as f32).ln()))
+            .collect();
+        terms.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut symbols = symbols;
+        symbols.sort();
+        symbols.dedup();
+        let mut phrases = phrases;
+        phrases.retain(|p| p.len() >= 3);
+        phrases.sort();
+        phrases.dedup();
+        Query {
+            terms,
+            symbols,
+            phrases,
+        }
+    }
+}
+
+/// What the pass kept of one file.
+#[derive(Debug, Clone, Default)]
+pub struct FileStats {
+    /// Query-term counts per field: `counts[term][field]`.
+    pub counts: Vec<[u16; FIELDS]>,
+    /// Token count of each field.
+    pub lengths: [u32; FIELDS],
+    /// Indexes (into `Query::symbols`) of symbols this file defines lexically.
+    pub defines: Vec<u32>,
+    /// Indexes (into `Query::symbols`) of symbols this file mentions.
+    pub mentions: Vec<u32>,
+    /// Indexes (into `Query::phrases`) of phrases this file contains.
+    pub phrases: Vec<u32>,
+}
+
+/// The result of the pass over all files.
+#[derive(Debug, Default)]
+pub struct LexicalView {
+    /// Per file, in the order given.
+    pub files: Vec<FileStats>,
+    /// Document frequency of each query term.
+    pub df: Vec<u32>,
+    /// Average length of each field over the files.
+    pub avg_len: [f32; FIELDS],
+}
+
+/// Scans files: `paths` in a fixed order, each read with `read` inside the parallel
+/// pass (no file's text outlives its scan); the result does not depend on the thread
+/// count. A file `read` cannot give is scanned by its path alone.
+pub fn scan(
+    query: &Query,
+    paths: &[&str],
+    read: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> LexicalView {
+    let term_index: HashMap<&str, u32> = query
+        .terms
+        .iter()
+        .enumerate()
+        .map(|(i, (t, _))| (t.as_str(), i as u32))
+        .collect();
+    let symbol_index: HashMap<&str, u32> = query
+        .symbols
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.as_str(), i as u32))
+        .collect();
+    let phrase_matcher = AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .build(&query.phrases)
+        .ok();
+    let stats: Vec<FileStats> = paths
+        .par_iter()
+        .map(|path| {
+            let text = read(path);
+            scan_one(
+                path,
+                text.as_deref().unwrap_or(""),
+                query.terms.len(),
+                &term_index,
+                &symbol_index,
+                phrase_matcher.as_ref(),
+            )
+        })
+        .collect();
+    let mut df = vec![0u32; query.terms.len()];
+    let mut total = [0f64; FIELDS];
+    for s in &stats {
+        for (t, c) in s.counts.iter().enumerate() {
+            if c.iter().any(|&x| x > 0) {
+                df[t] += 1;
+            }
+        }
+        for f in 0..FIELDS {
+            total[f] += s.lengths[f] as f64;
+        }
+    }
+    let n = stats.len().max(1) as f64;
+    let avg_len = [0, 1, 2, 3].map(|f| ((total[f] / n) as f32).max(1.0));
+    LexicalView {
+        files: stats,
+        df,
+        avg_len,
+    }
+}
+
+fn scan_one(
+    path: &str,
+    text: &str,
+    terms: usize,
+    term_index: &HashMap<&str, u32>,
+    symbol_index: &HashMap<&str, u32>,
+    phrases: Option<&AhoCorasick>,
+) -> FileStats {
+    let mut stats = FileStats {
+        counts: vec![[0u16; FIELDS]; terms],
+        ..FileStats::default()
+    };
+    let count = |field: Field, token: String, stats: &mut FileStats| {
+        stats.lengths[field as usize] += 1;
+        if let Some(&t) = term_index.get(token.as_str()) {
+            let c = &mut stats.counts[t as usize][field as usize];
+            *c = c.saturating_add(1);
+        }
+    };
+    let (dir, name) = match path.rfind('/') {
+        Some(i) => (&path[..i], &path[i + 1..]),
+        None => ("", path),
+    };
+    let stem = name.split('.').next().unwrap_or(name);
+    tokenize(stem, |t| count(Field::Name, t, &mut stats));
+    tokenize(dir, |t| count(Field::Dir, t, &mut stats));
+    let mut body = text;
+    if body.len() > MAX_BODY_BYTES {
+        let mut cut = MAX_BODY_BYTES;
+        while !body.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        body = &body[..cut];
+    }
+    let mut defines: HashSet<u32> = HashSet::new();
+    let mut mentions: HashSet<u32> = HashSet::new();
+    for line in body.lines() {
+        if let Some(def) = defined_name(line) {
+            tokenize(def, |t| count(Field::Defs, t, &mut stats));
+            if let Some(&s) = symbol_index.get(def) {
+                defines.insert(s);
+            }
+        }
+        if !symbol_index.is_empty() {
+            for ident in identifiers(line) {
+                if let Some(&s) = symbol_index.get(ident) {
+                    mentions.insert(s);
+                }
+            }
+        }
+        tokenize(line, |t| count(Field::Body, t, &mut stats));
+    }
+    if let Some(matcher) = phrases {
+        let found: HashSet<u32> = matcher
+            .find_overlapping_iter(body)
+            .map(|m| m.pattern().as_u32())
+            .collect();
+        stats.phrases = found.into_iter().collect();
+        stats.phrases.sort_unstable();
+    }
+    stats.defines = defines.into_iter().collect();
+    stats.defines.sort_unstable();
+    stats.mentions = mentions.into_iter().collect();
+    stats.mentions.sort_unstable();
+    stats
+}
+
+impl LexicalView {
+    /// BM25F score of file `i` for the query, with the terms that contributed most.
+    pub fn bm25f(&self, query: &Query, i: usize) -> (f32, Vec<(usize, f32)>) {
+        let n = self.files.len() as f32;
+        let file = &self.files[i];
+        let mut score = 0.0;
+        let mut parts = Vec::new();
+        for (t, (_, qw)) in query.terms.iter().enumerate() {
+            let counts = file.counts[t];
+            if counts.iter().all(|&c| c == 0) {
+                continue;
+            }
+            let mut tf = 0.0;
+            for f in 0..FIELDS {
+                if counts[f] == 0 {
+                    continue;
+                }
+                let norm = 1.0 - FIELD_B[f]
+                    + FIELD_B[f] * file.lengths[f] as f32 / self.avg_len[f];
+                tf += FIELD_WEIGHT[f] * counts[f] as f32 / norm.max(1e-3);
+            }
+            let df = self.df[t] as f32;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            let s = qw * idf * tf / (K1 + tf);
+            score += s;
+            parts.push((t, s));
+        }
+        parts.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        parts.truncate(5);
+        (score, parts)
+    }
+
+    /// BM25F of an aggregate of files (a directory or module), treated as one
+    /// document: the module-level alignment s_sum reads it.
+    pub fn bm25_group(&self, query: &Query, members: &[usize], groups: usize) -> f32 {
+        let n = groups.max(1) as f32;
+        let mut score = 0.0;
+        let total_len: f32 = members
+            .iter()
+            .map(|&i| self.files[i].lengths[Field::Body as usize] as f32)
+            .sum::<f32>()
+            .max(1.0);
+        let avg = self.avg_len[Field::Body as usize] * (self.files.len() as f32 / n).max(1.0);
+        for (t, (_, qw)) in query.terms.iter().enumerate() {
+            let mut tf = 0.0;
+            for &i in members {
+                let c = self.files[i].counts[t];
+                tf += FIELD_WEIGHT[0] * c[0] as f32
+                    + FIELD_WEIGHT[1] * c[1] as f32 / members.len() as f32
+                    + FIELD_WEIGHT[2] * c[2] as f32
+                    + c[3] as f32;
+            }
+            if tf == 0.0 {
+                continue;
+            }
+            let norm = 0.25 + 0.75 * total_len / avg.max(1.0);
+            let tf = tf / norm;
+            let df = self.df[t] as f32;
+            let nf = self.files.len() as f32;
+            let idf = (1.0 + (nf - df + 0.5) / (df + 0.5)).ln();
+            score += qw * idf * tf / (K1 + tf);
+        }
+        score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan_texts(query: &Query, files: &[(&str, &str)]) -> LexicalView {
+        let map: HashMap<String, String> = files
+            .iter()
+            .map(|(p, t)| (p.to_string(), t.to_string()))
+            .collect();
+        let paths: Vec<&str> = files.iter().map(|(p, _)| *p).collect();
+        scan(query, &paths, &|p| map.get(p).cloned())
+    }
+
+    fn toks(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        tokenize(text, |t| out.push(t));
+        out
+    }
+
+    #[test]
+    fn identifiers_split_and_keep_their_joined_form() {
+        assert_eq!(toks("parseConfig"), ["parseconfig", "parse", "config"]);
+        assert_eq!(toks("user_id"), ["userid", "user", "id"]);
+        assert_eq!(toks("HTTPServer.start"), ["httpserver", "http", "server", "start"]);
+        assert_eq!(toks("separability_matrix"), ["separabilitymatrix", "separability", "matrix"]);
+        assert_eq!(toks("the fields are entries"), ["field", "entry"]);
+        assert!(toks("a the 12345 _").is_empty());
+    }
+
+    #[test]
+    fn definition_lines_are_read_lexically() {
+        let cases = [
+            ("def separability_matrix(transform):", Some("separability_matrix")),
+            ("    async def fetch(self):", Some("fetch")),
+            ("class Field(RegisterLookupMixin):", Some("Field")),
+            ("public final class OrderService implements Service {", Some("OrderService")),
+            ("func (s *Server) ServeHTTP(w http.ResponseWriter) {", Some("ServeHTTP")),
+            ("pub(crate) fn parse_args() -> Args {", Some("parse_args")),
+            ("pub fn parse_args() -> Args {", Some("parse_args")),
+            ("export default function render() {", Some("render")),
+            ("DEFAULT_TIMEOUT = 30", Some("DEFAULT_TIMEOUT")),
+            ("    x = 3", None),
+            ("if x == 3:", None),
+            ("return foo", None),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(defined_name(line), expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn bm25f_prefers_name_and_definition_matches() {
+        let query = Query::new("separability matrix is wrong", vec![], vec![]);
+        let view = scan_texts(
+            &query,
+            &[
+                ("astropy/modeling/separable.py", "def separability_matrix(t):\n    pass\n"),
+                ("docs/notes.txt", "matrix matrix wrong wrong"),
+                ("other.py", "x = 1\n"),
+            ],
+        );
+        let s0 = view.bm25f(&query, 0).0;
+        let s1 = view.bm25f(&query, 1).0;
+        let s2 = view.bm25f(&query, 2).0;
+        assert!(s0 > s1, "{s0} {s1}");
+        assert_eq!(s2, 0.0);
+    }
+
+    #[test]
+    fn symbols_and_phrases_are_found_exactly() {
+        let query = Query::new(
+            "x",
+            vec!["parse_args".into(), "Missing".into()],
+            vec!["spring.datasource.url".into()],
+        );
+        let view = scan_texts(
+            &query,
+            &[
+                ("a.py", "def parse_args():\n  return 1\n"),
+                ("b.py", "parse_args()\nurl = 'spring.datasource.url'\n"),
+            ],
+        );
+        assert_eq!(view.files[0].defines, [1]);
+        assert_eq!(view.files[1].defines, Vec::<u32>::new());
+        assert_eq!(view.files[1].mentions, [1]);
+        assert_eq!(view.files[1].phrases, [0]);
+    }
+}

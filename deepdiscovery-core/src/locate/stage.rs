@@ -1,0 +1,459 @@
+//! Algorithm 1, lines 1–2: environment-aware analysis, the lexical narrowing pass,
+//! Eq. 6 over every file, full facts for the best candidates only, and the top K_a
+//! anchors with the signals that made them.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
+
+use super::cues::{self, Cue, CueKind, CueResolver, ResolvedCue};
+use super::environment::{Environment, ListedFile};
+use super::lexical::{self, LexicalView, Query};
+use super::score::{self, noisy_or};
+use super::task_type;
+use super::{LocateConfig, LocateCost, Location, ScoredFile, Terms};
+use crate::Result;
+use crate::artifact::{Role, is_test_file_name};
+use crate::resolve::{file_name, parent_dir};
+use crate::session::{ArtifactInfo, Session};
+use crate::task::Task;
+
+/// How many of the best lexical candidates get full tree-sitter facts.
+const MIN_CANDIDATES: usize = 64;
+/// Cue resolution: a cue that names more files than this names nothing.
+const MAX_CUE_FILES: usize = 30;
+
+/// Runs the Location stage.
+pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Result<Location> {
+    config.validate()?;
+    let start = Instant::now();
+    let artifacts = session.artifacts()?;
+    let listed: Vec<ListedFile<'_>> = artifacts
+        .iter()
+        .map(|a| ListedFile {
+            path: &a.path,
+            language: a.language,
+            role: a.role,
+        })
+        .collect();
+    let read = |path: &str| session.read_text(path);
+    let environment = Environment::infer(&listed, &read);
+    let task_type = task_type::classify(&task.text);
+
+    // Cues from the text and from the caller's hints.
+    let mut all_cues = cues::extract(&task.text);
+    all_cues.extend(hint_cues(task));
+    let query = build_query(&task.text, &all_cues);
+    let paths: Vec<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
+    let view = lexical::scan(&query, &paths, &read);
+
+    let resolver = LexicalResolver {
+        artifacts: &artifacts,
+        view: &view,
+        query: &query,
+    };
+    let resolved: Vec<ResolvedCue> = cues::resolve(&all_cues, &resolver)
+        .into_iter()
+        .filter(|r| r.files.len() <= MAX_CUE_FILES)
+        .collect();
+
+    let scope = environment.module_scope(&task.text);
+    let n = artifacts.len();
+    let mut sem = vec![0.0f32; n];
+    let mut sem_terms: Vec<Vec<(usize, f32)>> = vec![Vec::new(); n];
+    for i in 0..n {
+        let (s, parts) = view.bm25f(&query, i);
+        sem[i] = s;
+        sem_terms[i] = parts;
+    }
+    let mut sorted = sem.clone();
+    sorted.sort_by(|a, b| b.total_cmp(a));
+    let ambiguity = score::ambiguity(&sorted);
+    let weights = score::weights(config.preset, n, ambiguity);
+    score::normalize_max(&mut sem);
+    let sum = module_alignment(&artifacts, &view, &query, &environment, &scope);
+
+    let by_path: HashMap<&str, usize> = artifacts
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (a.path.as_str(), i))
+        .collect();
+    let mut evidence: Vec<Vec<(f32, String)>> = vec![Vec::new(); n];
+    for r in &resolved {
+        let strength = r.cue.weight / (r.files.len() as f32).sqrt();
+        for f in &r.files {
+            if let Some(&i) = by_path.get(f.as_str()) {
+                evidence[i].push((strength, describe_cue(&r.cue)));
+            }
+        }
+    }
+    name_templates(&artifacts, &query, &mut evidence);
+
+    let mut terms: Vec<Terms> = (0..n)
+        .map(|i| Terms {
+            sem: sem[i],
+            sum: sum[i],
+            rule: noisy_or(evidence[i].iter().map(|e| e.0)),
+            prior: task_type::role_prior(task_type.0, artifacts[i].role),
+        })
+        .collect();
+    let mut scores: Vec<f32> = terms
+        .iter()
+        .map(|t| score::combine(&weights, t, &config.ablation))
+        .collect();
+
+    // Narrowing: full facts only for the best candidates.
+    let wanted = MIN_CANDIDATES.max(config.anchors * 8).min(n);
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(artifacts[a].path.cmp(&artifacts[b].path)));
+    let candidates: Vec<usize> = order.iter().copied().take(wanted).collect();
+    let candidate_paths: Vec<&str> = candidates.iter().map(|&i| artifacts[i].path.as_str()).collect();
+    let facts = session.facts_for(&candidate_paths)?;
+    let symbols: HashMap<&str, f32> = resolved
+        .iter()
+        .filter(|r| matches!(r.cue.kind, CueKind::Symbol | CueKind::Exception | CueKind::StackFrame | CueKind::DottedPath))
+        .flat_map(|r| {
+            let name = r.cue.function.as_deref().unwrap_or(&r.cue.text);
+            let last = name.rsplit(['.', ':']).next().unwrap_or(name);
+            [(last, r.cue.weight)]
+        })
+        .collect();
+    for (path, f) in &facts {
+        let Some(&i) = by_path.get(path.as_str()) else { continue };
+        for def in &f.definitions {
+            if let Some(&w) = symbols.get(def.name.as_str()) {
+                evidence[i].push((0.9 * w, format!("defines `{}` (line {})", def.name, def.span.start)));
+            }
+        }
+    }
+    // A test that matches the task points at what it tests: lend it to the
+    // implementation named like it.
+    transfer_from_tests(&artifacts, &candidates, &scores, &mut evidence);
+    for &i in &candidates {
+        terms[i].rule = noisy_or(evidence[i].iter().map(|e| e.0));
+        scores[i] = score::combine(&weights, &terms[i], &config.ablation);
+    }
+    for i in 0..n {
+        if !candidates.contains(&i) && !evidence[i].is_empty() {
+            terms[i].rule = noisy_or(evidence[i].iter().map(|e| e.0));
+            scores[i] = score::combine(&weights, &terms[i], &config.ablation);
+        }
+    }
+
+    let mut ranked: Vec<ScoredFile> = (0..n)
+        .filter(|&i| scores[i] > 0.0)
+        .map(|i| {
+            let mut signals: Vec<(f32, String)> = evidence[i].clone();
+            signals.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            signals.dedup_by(|a, b| a.1 == b.1);
+            let mut shown: Vec<String> = signals.into_iter().take(5).map(|s| s.1).collect();
+            if !sem_terms[i].is_empty() {
+                let words: Vec<&str> = sem_terms[i]
+                    .iter()
+                    .map(|(t, _)| query.terms[*t].0.as_str())
+                    .collect();
+                shown.push(format!("lexical match: {}", words.join(", ")));
+            }
+            ScoredFile {
+                path: artifacts[i].path.clone(),
+                score: scores[i],
+                role: artifacts[i].role,
+                terms: terms[i],
+                signals: shown,
+            }
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
+    let anchors = ranked.iter().take(config.anchors).cloned().collect();
+    Ok(Location {
+        anchors,
+        ranked,
+        environment,
+        task_type,
+        cues: resolved,
+        weights,
+        cost: LocateCost {
+            files_read: n,
+            files_parsed: facts.len(),
+            millis: start.elapsed().as_secs_f64() * 1e3,
+        },
+    })
+}
+
+/// Cues from the caller's hints: named paths and symbols are strong evidence.
+fn hint_cues(task: &Task) -> Vec<Cue> {
+    let cue = |kind, text: &String, weight| Cue {
+        kind,
+        text: text.clone(),
+        line: None,
+        function: None,
+        depth: 0,
+        weight,
+    };
+    let hints = &task.hints;
+    hints
+        .paths
+        .iter()
+        .map(|p| cue(CueKind::Path, p, 1.0))
+        .chain(hints.symbols.iter().map(|s| cue(CueKind::Symbol, s, 0.9)))
+        .chain(hints.failing_tests.iter().map(|t| cue(CueKind::TestId, t, 0.9)))
+        .collect()
+}
+
+/// The query of the lexical pass: the task's terms, the identifiers to find defined
+/// or mentioned, and the exact strings to find.
+fn build_query(text: &str, cues: &[Cue]) -> Query {
+    let mut symbols = Vec::new();
+    let mut phrases = Vec::new();
+    for cue in cues {
+        match cue.kind {
+            CueKind::Symbol | CueKind::Exception => symbols.push(cue.text.clone()),
+            CueKind::DottedPath => {
+                if let Some(last) = cue.text.rsplit(['.', ':']).next() {
+                    symbols.push(last.to_string());
+                }
+            }
+            CueKind::StackFrame => {
+                if let Some(f) = &cue.function {
+                    symbols.push(f.rsplit(['.', ':']).next().unwrap_or(f).to_string());
+                }
+            }
+            CueKind::TestId => {
+                if let Some(last) = cue.text.rsplit([':', '#', '.']).next() {
+                    symbols.push(last.to_string());
+                }
+            }
+            CueKind::ConfigKey | CueKind::Route | CueKind::CliFlag | CueKind::ErrorMessage => {
+                phrases.push(cue.text.clone())
+            }
+            CueKind::Path => {}
+        }
+    }
+    Query::new(text, symbols, phrases)
+}
+
+/// Resolves cues with the listing and the lexical pass (no parsing needed).
+struct LexicalResolver<'a> {
+    artifacts: &'a [ArtifactInfo],
+    view: &'a LexicalView,
+    query: &'a Query,
+}
+
+impl CueResolver for LexicalResolver<'_> {
+    fn files_matching_path(&self, path: &str) -> Vec<String> {
+        let path = path.trim_start_matches("./").replace('\\', "/");
+        // The longest suffix of the written path that names files of the repository.
+        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        for start in 0..parts.len() {
+            let suffix = parts[start..].join("/");
+            let found: Vec<String> = self
+                .artifacts
+                .iter()
+                .filter(|a| a.path == suffix || a.path.ends_with(&format!("/{suffix}")))
+                .map(|a| a.path.clone())
+                .collect();
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        Vec::new()
+    }
+
+    fn files_defining(&self, symbol: &str) -> Vec<String> {
+        let Some(index) = self.query.symbols.iter().position(|s| s == symbol) else {
+            return Vec::new();
+        };
+        let index = index as u32;
+        let defining: Vec<String> = self
+            .view
+            .files
+            .iter()
+            .zip(self.artifacts)
+            .filter(|(f, _)| f.defines.contains(&index))
+            .map(|(_, a)| a.path.clone())
+            .collect();
+        if !defining.is_empty() {
+            return defining;
+        }
+        self.view
+            .files
+            .iter()
+            .zip(self.artifacts)
+            .filter(|(f, _)| f.mentions.contains(&index))
+            .map(|(_, a)| a.path.clone())
+            .collect()
+    }
+
+    fn files_mentioning(&self, text: &str) -> Vec<String> {
+        let Some(index) = self.query.phrases.iter().position(|s| s == text) else {
+            return Vec::new();
+        };
+        let index = index as u32;
+        self.view
+            .files
+            .iter()
+            .zip(self.artifacts)
+            .filter(|(f, _)| f.phrases.contains(&index))
+            .map(|(_, a)| a.path.clone())
+            .collect()
+    }
+}
+
+fn describe_cue(cue: &Cue) -> String {
+    match cue.kind {
+        CueKind::StackFrame => {
+            let at = cue.line.map(|l| format!(" line {l}")).unwrap_or_default();
+            let f = cue
+                .function
+                .as_deref()
+                .map(|f| format!(" in `{f}`"))
+                .unwrap_or_default();
+            format!("stack frame {} of the task: `{}`{at}{f}", cue.depth, cue.text)
+        }
+        CueKind::Path => format!("named in the task: `{}`", cue.text),
+        kind => {
+            let kind = serde_json::to_value(kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+                .replace('_', " ");
+            format!("{kind} of the task: `{}`", cue.text)
+        }
+    }
+}
+
+/// Rule templates on names: the file name or a directory equals a task term.
+fn name_templates(artifacts: &[ArtifactInfo], query: &Query, evidence: &mut [Vec<(f32, String)>]) {
+    let terms: HashMap<&str, f32> = query.terms.iter().map(|(t, w)| (t.as_str(), *w)).collect();
+    for (i, a) in artifacts.iter().enumerate() {
+        let name = file_name(&a.path);
+        let stem = name.split('.').next().unwrap_or(name);
+        let mut stem_tokens = Vec::new();
+        lexical::tokenize(stem, |t| stem_tokens.push(t));
+        if let Some(first) = stem_tokens.first()
+            && terms.contains_key(first.as_str())
+            && first.len() >= 4
+        {
+            evidence[i].push((0.35, format!("file name `{name}` matches the task term `{first}`")));
+        }
+        let dir = parent_dir(&a.path);
+        if let Some(last_dir) = dir.rsplit('/').next()
+            && !last_dir.is_empty()
+        {
+            let mut dir_tokens = Vec::new();
+            lexical::tokenize(last_dir, |t| dir_tokens.push(t));
+            if let Some(first) = dir_tokens.first()
+                && terms.contains_key(first.as_str())
+                && first.len() >= 4
+            {
+                evidence[i].push((0.15, format!("directory `{last_dir}` matches the task term `{first}`")));
+            }
+        }
+    }
+}
+
+/// s_sum: alignment of the task with the compressed view of each file's module,
+/// read at directory granularity (the directory cards of the repository view), and
+/// raised for modules the task names.
+fn module_alignment(
+    artifacts: &[ArtifactInfo],
+    view: &LexicalView,
+    query: &Query,
+    environment: &Environment,
+    scope: &[(usize, f32)],
+) -> Vec<f32> {
+    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, a) in artifacts.iter().enumerate() {
+        groups.entry(parent_dir(&a.path)).or_default().push(i);
+    }
+    let count = groups.len();
+    let mut by_dir: HashMap<&str, f32> = groups
+        .iter()
+        .map(|(dir, members)| (*dir, view.bm25_group(query, members, count)))
+        .collect();
+    let max = by_dir.values().copied().fold(0.0f32, f32::max);
+    if max > 0.0 {
+        for v in by_dir.values_mut() {
+            *v /= max;
+        }
+    }
+    artifacts
+        .iter()
+        .map(|a| {
+            let base = by_dir.get(parent_dir(&a.path)).copied().unwrap_or(0.0);
+            let scoped = scope
+                .iter()
+                .filter_map(|&(m, s)| {
+                    let module = environment.modules.get(m)?;
+                    let inside = module.root.is_empty()
+                        || a.path.starts_with(&format!("{}/", module.root));
+                    inside.then_some(s)
+                })
+                .fold(0.0f32, f32::max);
+            base.max(scoped * 0.8)
+        })
+        .collect()
+}
+
+/// Test files among the candidates lend part of their score to the implementation
+/// named like them (`test_x.py` → `x.py`, `XTest.java` → `X.java`, `x.spec.ts` →
+/// `x.ts`), which the test exercises: the task's words often match the test.
+fn transfer_from_tests(
+    artifacts: &[ArtifactInfo],
+    candidates: &[usize],
+    scores: &[f32],
+    evidence: &mut [Vec<(f32, String)>],
+) {
+    let by_name = {
+        let mut m: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, a) in artifacts.iter().enumerate() {
+            if a.role != Role::Test {
+                m.entry(file_name(&a.path)).or_default().push(i);
+            }
+        }
+        m
+    };
+    let top = candidates.first().map(|&i| scores[i]).unwrap_or(0.0).max(1e-6);
+    for &t in candidates {
+        let test = &artifacts[t];
+        let name = file_name(&test.path);
+        if test.role != Role::Test || !is_test_file_name(name) {
+            continue;
+        }
+        for subject in subject_names(name) {
+            let Some(targets) = by_name.get(subject.as_str()) else { continue };
+            if targets.len() > 3 {
+                continue;
+            }
+            for &i in targets {
+                let strength = 0.6 * scores[t] / top / (targets.len() as f32).sqrt();
+                evidence[i].push((strength, format!("tested by `{}`, which matches the task", test.path)));
+            }
+        }
+    }
+}
+
+/// The implementation file names a test file name points at.
+fn subject_names(test: &str) -> Vec<String> {
+    let (stem, ext) = match test.split_once('.') {
+        Some((s, e)) => (s, e),
+        None => (test, ""),
+    };
+    let ext = ext
+        .trim_start_matches("test.")
+        .trim_start_matches("spec.");
+    let mut out = Vec::new();
+    if let Some(rest) = stem.strip_prefix("test_") {
+        out.push(format!("{rest}.{ext}"));
+    }
+    for suffix in ["_test", "_tests", "_spec", "Test", "Tests", "IT", "Spec"] {
+        if let Some(rest) = stem.strip_suffix(suffix)
+            && !rest.is_empty()
+        {
+            out.push(format!("{rest}.{ext}"));
+        }
+    }
+    if test.contains(".test.") || test.contains(".spec.") {
+        out.push(format!("{stem}.{ext}"));
+    }
+    out
+}
