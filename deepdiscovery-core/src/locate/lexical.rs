@@ -54,28 +54,29 @@ const STOP: &[&str] = &[
     "self", "none", "true", "false", "null", "nil", "return", "def", "class", "import",
     "var", "let", "const", "func", "fn", "pub", "public", "private", "static", "void",
     "int", "str", "string", "end", "else", "elif", "try", "except", "catch", "py", "js",
-    "ts", "rs", "go", "java", "rb", "php", "cpp", "www", "http", "https", "com", "org",
+    "ts", "rs", "go", "java", "rb", "php", "cpp", "www", "com", "org",
     "github", "issue", "issues", "example", "thanks", "please", "any", "all", "only",
     "same", "way", "need", "want", "see", "seem", "seems", "make", "work", "works",
 ];
 
-/// Light stemming: plural and common verb endings, so `fields`/`field` and
-/// `parsing`/`parse` meet. Deliberately conservative: code names are not English.
-fn stem(word: &str) -> &str {
+/// Light stemming: plural and common verb endings, so `fields`/`field`,
+/// `entries`/`entry` and `parsing`/`parse` meet. Deliberately conservative: code
+/// names are not English.
+fn stem(word: &str) -> String {
     let n = word.len();
-    if n > 5 && word.ends_with("ies") {
-        return &word[..n - 2]; // "entries" → "entri": both forms stem alike below
+    if n > 4 && word.ends_with("ies") {
+        return format!("{}y", &word[..n - 3]);
     }
     if n > 5 && word.ends_with("ing") {
-        return &word[..n - 3];
+        return word[..n - 3].to_string();
     }
     if n > 4 && word.ends_with("ed") && !word.ends_with("eed") {
-        return &word[..n - 2];
+        return word[..n - 2].to_string();
     }
     if n > 3 && word.ends_with('s') && !word.ends_with("ss") && !word.ends_with("us") {
-        return &word[..n - 1];
+        return word[..n - 1].to_string();
     }
-    word
+    word.to_string()
 }
 
 /// Normalizes one word: lower case, stemmed; `None` for stop words and noise.
@@ -87,13 +88,7 @@ fn normalize(word: &str) -> Option<String> {
     if STOP.contains(&lower.as_str()) {
         return None;
     }
-    let mut stemmed = stem(&lower).to_string();
-    if stemmed.ends_with("ie") && lower.ends_with("ies") {
-        stemmed.pop();
-        stemmed.pop();
-        stemmed.push('y');
-    }
-    Some(stemmed)
+    Some(stem(&lower))
 }
 
 /// Splits an identifier into its parts: `parseHTTPResponse_v2` → `parse`, `HTTP`,
@@ -320,8 +315,8 @@ pub fn scan(
                 df[t] += 1;
             }
         }
-        for f in 0..FIELDS {
-            total[f] += s.lengths[f] as f64;
+        for (sum, len) in total.iter_mut().zip(s.lengths) {
+            *sum += len as f64;
         }
     }
     let n = stats.len().max(1) as f64;

@@ -11,6 +11,7 @@ mod lexical;
 mod score;
 mod stage;
 pub mod task_type;
+pub mod view;
 
 use serde::Serialize;
 
@@ -21,6 +22,7 @@ use crate::{Error, Result};
 pub use cues::{Cue, CueKind, ResolvedCue};
 pub use environment::Environment;
 pub use task_type::TaskType;
+pub use view::{Granularity, RepoView};
 
 /// Switches that turn off one term of Eq. 6 each, to measure its contribution.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -147,6 +149,8 @@ pub struct Location {
     pub cues: Vec<ResolvedCue>,
     /// The coefficients used.
     pub weights: Weights,
+    /// The compressed repository view (adaptive compression), within Γ_loc.
+    pub view: RepoView,
     /// Files read lexically, files parsed with tree-sitter, wall time in ms.
     pub cost: LocateCost,
 }

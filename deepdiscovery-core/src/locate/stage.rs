@@ -10,6 +10,7 @@ use super::environment::{Environment, ListedFile};
 use super::lexical::{self, LexicalView, Query};
 use super::score::{self, noisy_or};
 use super::task_type;
+use super::view;
 use super::{LocateConfig, LocateCost, Location, ScoredFile, Terms};
 use crate::Result;
 use crate::artifact::{Role, is_test_file_name};
@@ -163,6 +164,11 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
         })
         .collect();
     ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
+    let known: BTreeMap<&str, std::sync::Arc<crate::facts::Facts>> = facts
+        .iter()
+        .map(|(p, f)| (p.as_str(), std::sync::Arc::clone(f)))
+        .collect();
+    let view = view::build(&artifacts, &scores, &known, config.budget.location_tokens());
     let anchors = ranked.iter().take(config.anchors).cloned().collect();
     Ok(Location {
         anchors,
@@ -171,6 +177,7 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
         task_type,
         cues: resolved,
         weights,
+        view,
         cost: LocateCost {
             files_read: n,
             files_parsed: facts.len(),
