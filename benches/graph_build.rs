@@ -156,14 +156,20 @@ fn generate(root: &Path, layout: &Layout) -> std::io::Result<()> {
             word(&mut rng)
         );
         let n = java;
-        body(&mut t, &mut rng, LINES - 1, "    //", &move |r: &mut Rng| {
-            format!(
-                "    public int m{}(List<String> xs) {{ return new Svc{}().rareJava{}(xs.size()); }}\n",
-                r.below(99999),
-                r.below(n),
-                r.below(n)
-            )
-        });
+        body(
+            &mut t,
+            &mut rng,
+            LINES - 1,
+            "    //",
+            &move |r: &mut Rng| {
+                format!(
+                    "    public int m{}(List<String> xs) {{ return new Svc{}().rareJava{}(xs.size()); }}\n",
+                    r.below(99999),
+                    r.below(n),
+                    r.below(n)
+                )
+            },
+        );
         let _ = writeln!(t, "    public int rareJava{i}(int x) {{ return x; }}\n}}");
         write(
             format!("services/java/src/main/java/com/acme/p{pkg}/Svc{i}.java"),

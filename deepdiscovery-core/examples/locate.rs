@@ -44,10 +44,20 @@ fn run(root: &str, text: &str) -> deepdiscovery_core::Result<()> {
         location.cost.files_parsed,
         location.cost.millis
     );
-    let frameworks: Vec<&str> = location.environment.frameworks.iter().map(|f| f.name.as_str()).collect();
+    let frameworks: Vec<&str> = location
+        .environment
+        .frameworks
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
     println!("frameworks: {}", frameworks.join(", "));
     for cue in &location.cues {
-        println!("cue {:?} `{}` → {}", cue.cue.kind, cue.cue.text, cue.files.join(", "));
+        println!(
+            "cue {:?} `{}` → {}",
+            cue.cue.kind,
+            cue.cue.text,
+            cue.files.join(", ")
+        );
     }
     for (rank, a) in location.anchors.iter().enumerate() {
         let t = a.terms;

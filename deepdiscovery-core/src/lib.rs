@@ -32,8 +32,8 @@ pub mod graph;
 pub mod locate;
 pub mod resolve;
 mod session;
-pub mod task;
 pub mod source;
+pub mod task;
 
 pub use artifact::{Language, Role};
 pub use error::{Error, Result};

@@ -44,19 +44,18 @@ pub const MAX_BODY_BYTES: usize = 512 * 1024;
 
 /// English and code words that carry no task meaning.
 const STOP: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "do",
-    "does", "for", "from", "had", "has", "have", "he", "here", "how", "i", "if", "in",
-    "into", "is", "it", "its", "me", "my", "no", "not", "of", "on", "or", "our", "so",
-    "some", "than", "that", "the", "their", "them", "then", "there", "these", "they",
-    "this", "those", "to", "too", "us", "was", "we", "were", "what", "when", "where",
-    "which", "while", "who", "why", "will", "with", "would", "you", "your", "should",
-    "also", "just", "like", "get", "set", "use", "used", "using", "one", "two", "new",
-    "self", "none", "true", "false", "null", "nil", "return", "def", "class", "import",
-    "var", "let", "const", "func", "fn", "pub", "public", "private", "static", "void",
-    "int", "str", "string", "end", "else", "elif", "try", "except", "catch", "py", "js",
-    "ts", "rs", "go", "java", "rb", "php", "cpp", "www", "com", "org",
-    "github", "issue", "issues", "example", "thanks", "please", "any", "all", "only",
-    "same", "way", "need", "want", "see", "seem", "seems", "make", "work", "works",
+    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "do", "does",
+    "for", "from", "had", "has", "have", "he", "here", "how", "i", "if", "in", "into", "is", "it",
+    "its", "me", "my", "no", "not", "of", "on", "or", "our", "so", "some", "than", "that", "the",
+    "their", "them", "then", "there", "these", "they", "this", "those", "to", "too", "us", "was",
+    "we", "were", "what", "when", "where", "which", "while", "who", "why", "will", "with", "would",
+    "you", "your", "should", "also", "just", "like", "get", "set", "use", "used", "using", "one",
+    "two", "new", "self", "none", "true", "false", "null", "nil", "return", "def", "class",
+    "import", "var", "let", "const", "func", "fn", "pub", "public", "private", "static", "void",
+    "int", "str", "string", "end", "else", "elif", "try", "except", "catch", "py", "js", "ts",
+    "rs", "go", "java", "rb", "php", "cpp", "www", "com", "org", "github", "issue", "issues",
+    "example", "thanks", "please", "any", "all", "only", "same", "way", "need", "want", "see",
+    "seem", "seems", "make", "work", "works",
 ];
 
 /// Light stemming: plural and common verb endings, so `fields`/`field`,
@@ -106,7 +105,9 @@ fn split_identifier(ident: &str) -> Vec<&str> {
             cur == b'_'
                 || prev == b'_'
                 || (prev.is_ascii_lowercase() && cur.is_ascii_uppercase())
-                || (prev.is_ascii_digit() != cur.is_ascii_digit() && cur.is_ascii_alphabetic() && prev.is_ascii_lowercase())
+                || (prev.is_ascii_digit() != cur.is_ascii_digit()
+                    && cur.is_ascii_alphabetic()
+                    && prev.is_ascii_lowercase())
                 || (prev.is_ascii_uppercase()
                     && cur.is_ascii_uppercase()
                     && next.is_some_and(|n| n.is_ascii_lowercase()))
@@ -151,15 +152,55 @@ pub fn identifiers(text: &str) -> impl Iterator<Item = &str> {
 
 /// Keywords after which a line defines the next identifier.
 const DEF_KEYWORDS: &[&str] = &[
-    "def", "class", "function", "func", "fn", "struct", "interface", "enum", "trait",
-    "type", "module", "object", "record", "union", "typedef", "namespace", "impl", "macro_rules",
+    "def",
+    "class",
+    "function",
+    "func",
+    "fn",
+    "struct",
+    "interface",
+    "enum",
+    "trait",
+    "type",
+    "module",
+    "object",
+    "record",
+    "union",
+    "typedef",
+    "namespace",
+    "impl",
+    "macro_rules",
 ];
 /// Modifiers skipped before a definition keyword or name.
 const MODIFIERS: &[&str] = &[
-    "pub", "public", "private", "protected", "internal", "static", "final", "abstract",
-    "async", "export", "default", "const", "let", "var", "val", "open", "override",
-    "sealed", "data", "inline", "virtual", "extern", "unsafe", "crate", "partial",
-    "readonly", "declare", "suspend",
+    "pub",
+    "public",
+    "private",
+    "protected",
+    "internal",
+    "static",
+    "final",
+    "abstract",
+    "async",
+    "export",
+    "default",
+    "const",
+    "let",
+    "var",
+    "val",
+    "open",
+    "override",
+    "sealed",
+    "data",
+    "inline",
+    "virtual",
+    "extern",
+    "unsafe",
+    "crate",
+    "partial",
+    "readonly",
+    "declare",
+    "suspend",
 ];
 
 /// The identifier a line defines, read lexically: `def name(`, `class Name`,
@@ -200,7 +241,9 @@ pub fn defined_name(line: &str) -> Option<&str> {
             return Some(word);
         }
         // `NAME = …` / `name := …` at column zero: a module-level binding.
-        if at_column_zero && (after.starts_with('=') && !after.starts_with("==") || after.starts_with(":=")) {
+        if at_column_zero
+            && (after.starts_with('=') && !after.starts_with("==") || after.starts_with(":="))
+        {
             return Some(word);
         }
         return None;
@@ -412,8 +455,7 @@ impl LexicalView {
                 if counts[f] == 0 {
                     continue;
                 }
-                let norm = 1.0 - FIELD_B[f]
-                    + FIELD_B[f] * file.lengths[f] as f32 / self.avg_len[f];
+                let norm = 1.0 - FIELD_B[f] + FIELD_B[f] * file.lengths[f] as f32 / self.avg_len[f];
                 tf += FIELD_WEIGHT[f] * counts[f] as f32 / norm.max(1e-3);
             }
             let df = self.df[t] as f32;
@@ -484,8 +526,14 @@ mod tests {
     fn identifiers_split_and_keep_their_joined_form() {
         assert_eq!(toks("parseConfig"), ["parseconfig", "parse", "config"]);
         assert_eq!(toks("user_id"), ["userid", "user", "id"]);
-        assert_eq!(toks("HTTPServer.start"), ["httpserver", "http", "server", "start"]);
-        assert_eq!(toks("separability_matrix"), ["separabilitymatrix", "separability", "matrix"]);
+        assert_eq!(
+            toks("HTTPServer.start"),
+            ["httpserver", "http", "server", "start"]
+        );
+        assert_eq!(
+            toks("separability_matrix"),
+            ["separabilitymatrix", "separability", "matrix"]
+        );
         assert_eq!(toks("the fields are entries"), ["field", "entry"]);
         assert!(toks("a the 12345 _").is_empty());
     }
@@ -493,11 +541,20 @@ mod tests {
     #[test]
     fn definition_lines_are_read_lexically() {
         let cases = [
-            ("def separability_matrix(transform):", Some("separability_matrix")),
+            (
+                "def separability_matrix(transform):",
+                Some("separability_matrix"),
+            ),
             ("    async def fetch(self):", Some("fetch")),
             ("class Field(RegisterLookupMixin):", Some("Field")),
-            ("public final class OrderService implements Service {", Some("OrderService")),
-            ("func (s *Server) ServeHTTP(w http.ResponseWriter) {", Some("ServeHTTP")),
+            (
+                "public final class OrderService implements Service {",
+                Some("OrderService"),
+            ),
+            (
+                "func (s *Server) ServeHTTP(w http.ResponseWriter) {",
+                Some("ServeHTTP"),
+            ),
             ("pub(crate) fn parse_args() -> Args {", Some("parse_args")),
             ("pub fn parse_args() -> Args {", Some("parse_args")),
             ("export default function render() {", Some("render")),
@@ -517,7 +574,10 @@ mod tests {
         let view = scan_texts(
             &query,
             &[
-                ("astropy/modeling/separable.py", "def separability_matrix(t):\n    pass\n"),
+                (
+                    "astropy/modeling/separable.py",
+                    "def separability_matrix(t):\n    pass\n",
+                ),
                 ("docs/notes.txt", "matrix matrix wrong wrong"),
                 ("other.py", "x = 1\n"),
             ],

@@ -91,7 +91,9 @@ impl LocateConfig {
     /// [`Error::InvalidConfig`] for zero anchors, negative weights or a bad budget.
     pub fn validate(&self) -> Result<()> {
         if self.anchors == 0 {
-            return Err(Error::InvalidConfig("anchors (K_a) must be positive".into()));
+            return Err(Error::InvalidConfig(
+                "anchors (K_a) must be positive".into(),
+            ));
         }
         if let Preset::Fixed(w) = self.preset
             && [w.sem, w.sum, w.rule, w.prior]

@@ -20,6 +20,9 @@ use crate::task::Task;
 
 /// How many of the best lexical candidates get full tree-sitter facts.
 const MIN_CANDIDATES: usize = 64;
+/// A test lends weight to its implementation only when it matches the task this well
+/// (normalized s_sem).
+const MIN_TEST_MATCH: f32 = 0.3;
 /// Cue resolution: a cue that names more files than this names nothing.
 const MAX_CUE_FILES: usize = 30;
 
@@ -105,13 +108,25 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
     // Narrowing: full facts only for the best candidates.
     let wanted = MIN_CANDIDATES.max(config.anchors * 8).min(n);
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(artifacts[a].path.cmp(&artifacts[b].path)));
+    order.sort_by(|&a, &b| {
+        scores[b]
+            .total_cmp(&scores[a])
+            .then(artifacts[a].path.cmp(&artifacts[b].path))
+    });
     let candidates: Vec<usize> = order.iter().copied().take(wanted).collect();
-    let candidate_paths: Vec<&str> = candidates.iter().map(|&i| artifacts[i].path.as_str()).collect();
+    let candidate_paths: Vec<&str> = candidates
+        .iter()
+        .map(|&i| artifacts[i].path.as_str())
+        .collect();
     let facts = session.facts_for(&candidate_paths)?;
     let symbols: HashMap<&str, f32> = resolved
         .iter()
-        .filter(|r| matches!(r.cue.kind, CueKind::Symbol | CueKind::Exception | CueKind::StackFrame | CueKind::DottedPath))
+        .filter(|r| {
+            matches!(
+                r.cue.kind,
+                CueKind::Symbol | CueKind::Exception | CueKind::StackFrame | CueKind::DottedPath
+            )
+        })
         .flat_map(|r| {
             let name = r.cue.function.as_deref().unwrap_or(&r.cue.text);
             let last = name.rsplit(['.', ':']).next().unwrap_or(name);
@@ -119,16 +134,21 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
         })
         .collect();
     for (path, f) in &facts {
-        let Some(&i) = by_path.get(path.as_str()) else { continue };
+        let Some(&i) = by_path.get(path.as_str()) else {
+            continue;
+        };
         for def in &f.definitions {
             if let Some(&w) = symbols.get(def.name.as_str()) {
-                evidence[i].push((0.9 * w, format!("defines `{}` (line {})", def.name, def.span.start)));
+                evidence[i].push((
+                    0.9 * w,
+                    format!("defines `{}` (line {})", def.name, def.span.start),
+                ));
             }
         }
     }
     // A test that matches the task points at what it tests: lend it to the
     // implementation named like it.
-    transfer_from_tests(&artifacts, &candidates, &scores, &mut evidence);
+    transfer_from_tests(&artifacts, &candidates, &terms, &mut evidence);
     for &i in &candidates {
         terms[i].rule = noisy_or(evidence[i].iter().map(|e| e.0));
         scores[i] = score::combine(&weights, &terms[i], &config.ablation);
@@ -202,7 +222,12 @@ fn hint_cues(task: &Task) -> Vec<Cue> {
         .iter()
         .map(|p| cue(CueKind::Path, p, 1.0))
         .chain(hints.symbols.iter().map(|s| cue(CueKind::Symbol, s, 0.9)))
-        .chain(hints.failing_tests.iter().map(|t| cue(CueKind::TestId, t, 0.9)))
+        .chain(
+            hints
+                .failing_tests
+                .iter()
+                .map(|t| cue(CueKind::TestId, t, 0.9)),
+        )
         .collect()
 }
 
@@ -247,22 +272,14 @@ struct LexicalResolver<'a> {
 
 impl CueResolver for LexicalResolver<'_> {
     fn files_matching_path(&self, path: &str) -> Vec<String> {
-        let path = path.trim_start_matches("./").replace('\\', "/");
-        // The longest suffix of the written path that names files of the repository.
-        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
-        for start in 0..parts.len() {
-            let suffix = parts[start..].join("/");
-            let found: Vec<String> = self
-                .artifacts
-                .iter()
-                .filter(|a| a.path == suffix || a.path.ends_with(&format!("/{suffix}")))
-                .map(|a| a.path.clone())
-                .collect();
-            if !found.is_empty() {
-                return found;
-            }
-        }
-        Vec::new()
+        // Exact or `/`-suffix only: `cues::resolve` walks the suffixes itself.
+        let path = path.trim_start_matches("./");
+        let tail = format!("/{path}");
+        self.artifacts
+            .iter()
+            .filter(|a| a.path == path || a.path.ends_with(&tail))
+            .map(|a| a.path.clone())
+            .collect()
     }
 
     fn files_defining(&self, symbol: &str) -> Vec<String> {
@@ -314,7 +331,10 @@ fn describe_cue(cue: &Cue) -> String {
                 .as_deref()
                 .map(|f| format!(" in `{f}`"))
                 .unwrap_or_default();
-            format!("stack frame {} of the task: `{}`{at}{f}", cue.depth, cue.text)
+            format!(
+                "stack frame {} of the task: `{}`{at}{f}",
+                cue.depth, cue.text
+            )
         }
         CueKind::Path => format!("named in the task: `{}`", cue.text),
         kind => {
@@ -340,7 +360,10 @@ fn name_templates(artifacts: &[ArtifactInfo], query: &Query, evidence: &mut [Vec
             && terms.contains_key(first.as_str())
             && first.len() >= 4
         {
-            evidence[i].push((0.35, format!("file name `{name}` matches the task term `{first}`")));
+            evidence[i].push((
+                0.35,
+                format!("file name `{name}` matches the task term `{first}`"),
+            ));
         }
         let dir = parent_dir(&a.path);
         if let Some(last_dir) = dir.rsplit('/').next()
@@ -352,7 +375,10 @@ fn name_templates(artifacts: &[ArtifactInfo], query: &Query, evidence: &mut [Vec
                 && terms.contains_key(first.as_str())
                 && first.len() >= 4
             {
-                evidence[i].push((0.15, format!("directory `{last_dir}` matches the task term `{first}`")));
+                evidence[i].push((
+                    0.15,
+                    format!("directory `{last_dir}` matches the task term `{first}`"),
+                ));
             }
         }
     }
@@ -391,8 +417,8 @@ fn module_alignment(
                 .iter()
                 .filter_map(|&(m, s)| {
                     let module = environment.modules.get(m)?;
-                    let inside = module.root.is_empty()
-                        || a.path.starts_with(&format!("{}/", module.root));
+                    let inside =
+                        module.root.is_empty() || a.path.starts_with(&format!("{}/", module.root));
                     inside.then_some(s)
                 })
                 .fold(0.0f32, f32::max);
@@ -401,39 +427,41 @@ fn module_alignment(
         .collect()
 }
 
-/// Test files among the candidates lend part of their score to the implementation
-/// named like them (`test_x.py` → `x.py`, `XTest.java` → `X.java`, `x.spec.ts` →
-/// `x.ts`), which the test exercises: the task's words often match the test.
+/// Test files among the candidates that match the task's words lend part of that
+/// match to the implementation named like them (`test_x.py` → `x.py`, `XTest.java` →
+/// `X.java`, `x.spec.ts` → `x.ts`): the task's words often match the test better
+/// than the code it exercises.
 fn transfer_from_tests(
     artifacts: &[ArtifactInfo],
     candidates: &[usize],
-    scores: &[f32],
+    terms: &[Terms],
     evidence: &mut [Vec<(f32, String)>],
 ) {
-    let by_name = {
-        let mut m: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (i, a) in artifacts.iter().enumerate() {
-            if a.role != Role::Test {
-                m.entry(file_name(&a.path)).or_default().push(i);
-            }
+    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, a) in artifacts.iter().enumerate() {
+        if a.role != Role::Test {
+            by_name.entry(file_name(&a.path)).or_default().push(i);
         }
-        m
-    };
-    let top = candidates.first().map(|&i| scores[i]).unwrap_or(0.0).max(1e-6);
+    }
     for &t in candidates {
         let test = &artifacts[t];
         let name = file_name(&test.path);
-        if test.role != Role::Test || !is_test_file_name(name) {
+        if test.role != Role::Test || !is_test_file_name(name) || terms[t].sem < MIN_TEST_MATCH {
             continue;
         }
         for subject in subject_names(name) {
-            let Some(targets) = by_name.get(subject.as_str()) else { continue };
+            let Some(targets) = by_name.get(subject.as_str()) else {
+                continue;
+            };
             if targets.len() > 3 {
                 continue;
             }
             for &i in targets {
-                let strength = 0.6 * scores[t] / top / (targets.len() as f32).sqrt();
-                evidence[i].push((strength, format!("tested by `{}`, which matches the task", test.path)));
+                let strength = 0.6 * terms[t].sem / (targets.len() as f32).sqrt();
+                evidence[i].push((
+                    strength,
+                    format!("tested by `{}`, which matches the task", test.path),
+                ));
             }
         }
     }
@@ -445,9 +473,7 @@ fn subject_names(test: &str) -> Vec<String> {
         Some((s, e)) => (s, e),
         None => (test, ""),
     };
-    let ext = ext
-        .trim_start_matches("test.")
-        .trim_start_matches("spec.");
+    let ext = ext.trim_start_matches("test.").trim_start_matches("spec.");
     let mut out = Vec::new();
     if let Some(rest) = stem.strip_prefix("test_") {
         out.push(format!("{rest}.{ext}"));

@@ -206,24 +206,40 @@ mod tests {
 
     #[test]
     fn small_repositories_get_file_cards_and_large_ones_module_cards() {
-        let files: Vec<ArtifactInfo> = ["a/x.py", "a/y.py", "b/z.go"].iter().map(|p| info(p)).collect();
+        let files: Vec<ArtifactInfo> = ["a/x.py", "a/y.py", "b/z.go"]
+            .iter()
+            .map(|p| info(p))
+            .collect();
         let scores = [0.9, 0.1, 0.5];
         let view = build(&files, &scores, &BTreeMap::new(), 1000);
         assert_eq!(view.granularity, Granularity::FileCards);
-        assert_eq!(view.text, "a/x.py [source]\na/y.py [source]\nb/z.go [source]");
+        assert_eq!(
+            view.text,
+            "a/x.py [source]\na/y.py [source]\nb/z.go [source]"
+        );
         let view = build(&files, &scores, &BTreeMap::new(), 40);
         assert_eq!(view.granularity, Granularity::ModuleCards);
-        assert!(view.text.starts_with("a/ (2 files; python) e.g. x.py; y.py"), "{}", view.text);
+        assert!(
+            view.text
+                .starts_with("a/ (2 files; python) e.g. x.py; y.py"),
+            "{}",
+            view.text
+        );
     }
 
     #[test]
     fn the_view_never_exceeds_its_budget() {
-        let files: Vec<ArtifactInfo> = (0..500).map(|i| info(&format!("d{}/f{i}.py", i % 50))).collect();
+        let files: Vec<ArtifactInfo> = (0..500)
+            .map(|i| info(&format!("d{}/f{i}.py", i % 50)))
+            .collect();
         let scores: Vec<f32> = (0..500).map(|i| (i % 7) as f32).collect();
         for budget in [5, 50, 200, 2000] {
             let view = build(&files, &scores, &BTreeMap::new(), budget);
             assert!(view.tokens <= budget, "{} > {budget}", view.tokens);
-            assert_eq!(view.text, build(&files, &scores, &BTreeMap::new(), budget).text);
+            assert_eq!(
+                view.text,
+                build(&files, &scores, &BTreeMap::new(), budget).text
+            );
         }
     }
 }

@@ -14,6 +14,7 @@ mod lang_php;
 mod lang_python;
 mod lang_ruby;
 mod lang_rust;
+mod locate;
 mod mixed;
 mod roles;
 mod rules;

@@ -1,0 +1,216 @@
+//! The Location stage on the `locate_app` fixture: each kind of cue finds its anchor.
+
+use deepdiscovery_core::locate::{Ablation, LocateConfig, Location};
+use deepdiscovery_core::{Error, Hints, Session, Task};
+
+use crate::support::fixture_path;
+
+fn locate_with(text: &str, config: &LocateConfig) -> Location {
+    let session = Session::open(fixture_path("locate_app")).unwrap();
+    session.locate(&Task::new(text).unwrap(), config).unwrap()
+}
+
+fn locate(text: &str) -> Location {
+    locate_with(text, &LocateConfig::default())
+}
+
+fn rank_of(location: &Location, path: &str) -> usize {
+    location
+        .ranked
+        .iter()
+        .position(|f| f.path == path)
+        .map(|p| p + 1)
+        .unwrap_or(usize::MAX)
+}
+
+fn top(location: &Location, n: usize) -> Vec<&str> {
+    location
+        .ranked
+        .iter()
+        .take(n)
+        .map(|f| f.path.as_str())
+        .collect()
+}
+
+const TRACE: &str = "Pricing endpoint crashes for GBP
+
+```
+Traceback (most recent call last):
+  File \"/srv/app/inventory/api/routes.py\", line 18, in price_endpoint
+    return jsonify(price=discounted_price(sku, \"EUR\"))
+  File \"/srv/app/inventory/pricing/discounts.py\", line 7, in discounted_price
+    return convert_currency(base * 0.9, \"EUR\", currency)
+  File \"/srv/app/inventory/pricing/currency.py\", line 12, in convert_currency
+    raise CurrencyMismatchError(f\"cannot convert {source} to {target}\")
+inventory.pricing.currency.CurrencyMismatchError: cannot convert EUR to GBP
+```
+";
+
+#[test]
+fn a_stack_trace_makes_its_innermost_repository_frame_the_first_anchor() {
+    let location = locate(TRACE);
+    assert_eq!(
+        location.anchors[0].path,
+        "inventory/pricing/currency.py",
+        "{:?}",
+        top(&location, 5)
+    );
+    let signals = location.anchors[0].signals.join(" | ");
+    assert!(signals.contains("stack frame 0"), "{signals}");
+    // The outer frames are anchors too.
+    assert!(rank_of(&location, "inventory/pricing/discounts.py") <= 3);
+    assert!(rank_of(&location, "inventory/api/routes.py") <= 4);
+}
+
+#[test]
+fn a_backticked_symbol_finds_the_file_that_defines_it() {
+    let location = locate("`rebalance_shelves` moves the same items twice");
+    assert_eq!(
+        location.anchors[0].path,
+        "inventory/warehouse.py",
+        "{:?}",
+        top(&location, 5)
+    );
+    let signals = location.anchors[0].signals.join(" | ");
+    assert!(signals.contains("rebalance_shelves"), "{signals}");
+}
+
+#[test]
+fn a_config_key_finds_the_code_that_reads_it_and_the_config_file() {
+    let location = locate("Changing inventory.reorder.threshold has no effect on reordering");
+    let best = top(&location, 3);
+    assert!(best.contains(&"inventory/config.py"), "{best:?}");
+}
+
+#[test]
+fn a_route_finds_its_handler() {
+    let location =
+        locate("POST /api/stock/<sku>/reserve returns a 500 error when the stock is empty");
+    assert!(
+        rank_of(&location, "inventory/api/routes.py") <= 2,
+        "{:?}",
+        top(&location, 5)
+    );
+}
+
+#[test]
+fn a_vague_description_is_matched_through_words_and_path_tokens() {
+    let location = locate("Items are not moved between warehouses when a shelf is crowded");
+    assert_eq!(
+        location.anchors[0].path,
+        "inventory/warehouse.py",
+        "{:?}",
+        top(&location, 5)
+    );
+}
+
+#[test]
+fn the_implementation_outranks_a_test_that_shares_the_task_words() {
+    let location = locate("CSV report export breaks on unicode characters in item names");
+    let implementation = rank_of(&location, "inventory/reports/export.py");
+    let test = rank_of(&location, "tests/test_export.py");
+    assert!(
+        implementation < test,
+        "impl {implementation}, test {test}: {:?}",
+        top(&location, 5)
+    );
+    assert_eq!(implementation, 1);
+}
+
+#[test]
+fn hints_are_strong_evidence() {
+    let session = Session::open(fixture_path("locate_app")).unwrap();
+    let task = Task::new("something is off").unwrap().with_hints(Hints {
+        paths: vec!["inventory/notifications/email.py".into()],
+        ..Hints::default()
+    });
+    let location = session.locate(&task, &LocateConfig::default()).unwrap();
+    assert_eq!(location.anchors[0].path, "inventory/notifications/email.py");
+}
+
+#[test]
+fn ablation_switches_remove_their_term() {
+    let full = locate(TRACE);
+    let config = LocateConfig {
+        ablation: Ablation {
+            no_rule: true,
+            ..Ablation::default()
+        },
+        ..LocateConfig::default()
+    };
+    let ablated = locate_with(TRACE, &config);
+    let score_of = |l: &Location, p: &str| {
+        l.ranked
+            .iter()
+            .find(|f| f.path == p)
+            .map(|f| f.score)
+            .unwrap()
+    };
+    let path = "inventory/pricing/currency.py";
+    let drop = score_of(&full, path) - score_of(&ablated, path);
+    let expected = full.weights.rule
+        * full
+            .ranked
+            .iter()
+            .find(|f| f.path == path)
+            .unwrap()
+            .terms
+            .rule;
+    assert!((drop - expected).abs() < 1e-4, "{drop} vs {expected}");
+    for (flag, field) in [("sem", 0), ("sum", 1), ("prior", 3)] {
+        let mut ablation = Ablation::default();
+        match field {
+            0 => ablation.no_sem = true,
+            1 => ablation.no_sum = true,
+            _ => ablation.no_prior = true,
+        }
+        let l = locate_with(
+            TRACE,
+            &LocateConfig {
+                ablation,
+                ..LocateConfig::default()
+            },
+        );
+        assert_ne!(
+            l.ranked.iter().map(|f| f.score).collect::<Vec<_>>(),
+            full.ranked.iter().map(|f| f.score).collect::<Vec<_>>(),
+            "no_{flag} changes the scores"
+        );
+    }
+}
+
+#[test]
+fn anchors_are_k_a_explained_and_deterministic() {
+    let a = locate("Items are not moved between warehouses when a shelf is crowded");
+    let b = locate("Items are not moved between warehouses when a shelf is crowded");
+    assert_eq!(a.anchors.len(), 8);
+    assert_eq!(top(&a, 20), top(&b, 20));
+    for anchor in &a.anchors {
+        assert!((0.0..=1.0).contains(&anchor.score));
+        for t in [
+            anchor.terms.sem,
+            anchor.terms.sum,
+            anchor.terms.rule,
+            anchor.terms.prior,
+        ] {
+            assert!((0.0..=1.0).contains(&t), "{t}");
+        }
+    }
+    assert!(!a.view.text.is_empty());
+    assert!(a.view.tokens <= LocateConfig::default().budget.location_tokens());
+    assert!(a.cost.files_parsed < a.cost.files_read || a.cost.files_read <= 64);
+}
+
+#[test]
+fn empty_tasks_and_bad_configs_are_errors() {
+    assert!(matches!(Task::new("  \n"), Err(Error::EmptyTask)));
+    let session = Session::open(fixture_path("locate_app")).unwrap();
+    let config = LocateConfig {
+        anchors: 0,
+        ..LocateConfig::default()
+    };
+    let err = session
+        .locate(&Task::new("x").unwrap(), &config)
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidConfig(_)));
+}
