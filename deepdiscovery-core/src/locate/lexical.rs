@@ -127,7 +127,7 @@ fn split_identifier(ident: &str) -> Vec<&str> {
 /// Calls `emit` with every normalized token of `text`: each identifier joined (lower
 /// case) and, when it has several parts, each part.
 pub fn tokenize(text: &str, mut emit: impl FnMut(String)) {
-    for ident in identifiers(text) {
+    for ident in words(text) {
         let parts = split_identifier(ident);
         if parts.len() > 1 {
             if let Some(joined) = normalize(&ident.replace('_', "")) {
@@ -142,6 +142,13 @@ pub fn tokenize(text: &str, mut emit: impl FnMut(String)) {
             emit(t);
         }
     }
+}
+
+/// Runs of `[A-Za-z0-9_]`, also those that start with a digit
+/// (`0011_update_proxy_permissions`, `3d_axes`); all-digit parts are dropped later.
+pub fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
 }
 
 /// Runs of `[A-Za-z0-9_]` that start with a letter or `_`.
@@ -536,6 +543,10 @@ mod tests {
         );
         assert_eq!(toks("the fields are entries"), ["field", "entry"]);
         assert!(toks("a the 12345 _").is_empty());
+        assert_eq!(
+            toks("0011_update_proxy_permissions"),
+            ["0011updateproxypermission", "update", "proxy", "permission"]
+        );
     }
 
     #[test]

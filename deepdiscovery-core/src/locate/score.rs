@@ -69,11 +69,12 @@ pub fn combine(w: &Weights, t: &Terms, ablation: &Ablation) -> f32 {
 }
 
 /// Noisy-or of evidence strengths: several independent cues add up without
-/// exceeding 1.
+/// exceeding 1. The values are sorted first, so the result (to the last bit) does
+/// not depend on the order the evidence was found in.
 pub fn noisy_or(values: impl IntoIterator<Item = f32>) -> f32 {
-    1.0 - values
-        .into_iter()
-        .fold(1.0f32, |acc, v| acc * (1.0 - v.clamp(0.0, 1.0)))
+    let mut values: Vec<f32> = values.into_iter().map(|v| v.clamp(0.0, 1.0)).collect();
+    values.sort_by(f32::total_cmp);
+    1.0 - values.iter().fold(1.0f32, |acc, v| acc * (1.0 - v))
 }
 
 /// Divides by the maximum so that the best file gets 1 (all zeros stay zeros).

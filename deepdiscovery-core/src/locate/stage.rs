@@ -20,6 +20,11 @@ use crate::task::Task;
 
 /// How many of the best lexical candidates get full tree-sitter facts.
 const MIN_CANDIDATES: usize = 64;
+/// Evidence of a file that defines a symbol the task names, at least.
+const DEFINED_SYMBOL: f32 = 0.85;
+/// A file name written in the task is evidence when at most this many files have it.
+const MAX_STEM_FILES: usize = 30;
+
 /// A test lends weight to its implementation only when it matches the task this well
 /// (normalized s_sem).
 const MIN_TEST_MATCH: f32 = 0.3;
@@ -83,14 +88,29 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
         .collect();
     let mut evidence: Vec<Vec<(f32, String)>> = vec![Vec::new(); n];
     for r in &resolved {
-        let strength = r.cue.weight / (r.files.len() as f32).sqrt();
+        let definers = defining_files(&r.cue, &query, &view, &r.files, &by_path);
         for f in &r.files {
-            if let Some(&i) = by_path.get(f.as_str()) {
-                evidence[i].push((strength, describe_cue(&r.cue)));
-            }
+            let Some(&i) = by_path.get(f.as_str()) else { continue };
+            // A symbol the task names is strong evidence where it is defined, weak
+            // where it is only used.
+            let (strength, what) = if definers.is_empty() {
+                (r.cue.weight / (r.files.len() as f32).sqrt(), describe_cue(&r.cue))
+            } else if definers.contains(&i) {
+                (
+                    r.cue.weight.max(DEFINED_SYMBOL) / (definers.len() as f32).sqrt(),
+                    format!("defines {}", describe_cue(&r.cue)),
+                )
+            } else {
+                (
+                    0.5 * r.cue.weight / (r.files.len() as f32).sqrt(),
+                    format!("uses {}", describe_cue(&r.cue)),
+                )
+            };
+            evidence[i].push((strength, what));
         }
     }
     name_templates(&artifacts, &query, &mut evidence);
+    stems_in_task(&artifacts, &task.text, &mut evidence);
 
     let mut terms: Vec<Terms> = (0..n)
         .map(|i| Terms {
@@ -489,4 +509,58 @@ fn subject_names(test: &str) -> Vec<String> {
         out.push(format!("{stem}.{ext}"));
     }
     out
+}
+
+/// Which of a symbol cue's files define it (lexically), as artifact indexes.
+fn defining_files(
+    cue: &Cue,
+    query: &Query,
+    view: &LexicalView,
+    files: &[String],
+    by_path: &HashMap<&str, usize>,
+) -> Vec<usize> {
+    let name = match cue.kind {
+        CueKind::Symbol | CueKind::Exception => cue.text.as_str(),
+        CueKind::DottedPath => cue.text.rsplit(['.', ':']).next().unwrap_or(&cue.text),
+        CueKind::StackFrame => match &cue.function {
+            Some(f) => f.rsplit(['.', ':']).next().unwrap_or(f),
+            None => return Vec::new(),
+        },
+        _ => return Vec::new(),
+    };
+    let Some(symbol) = query.symbols.iter().position(|s| s == name) else {
+        return Vec::new();
+    };
+    files
+        .iter()
+        .filter_map(|f| by_path.get(f.as_str()).copied())
+        .filter(|&i| view.files[i].defines.contains(&(symbol as u32)))
+        .collect()
+}
+
+/// Rule template: a file whose name (without extension) is written in the task
+/// (`autoreload`, `0011_update_proxy_permissions`), weighted down by how many files
+/// share that name.
+fn stems_in_task(artifacts: &[ArtifactInfo], text: &str, evidence: &mut [Vec<(f32, String)>]) {
+    let written: std::collections::HashSet<String> = lexical::words(text)
+        .filter(|w| w.len() >= 5)
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    let mut by_stem: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, a) in artifacts.iter().enumerate() {
+        let name = file_name(&a.path);
+        let stem = name.split('.').next().unwrap_or(name).to_ascii_lowercase();
+        if written.contains(&stem) {
+            by_stem.entry(stem).or_default().push(i);
+        }
+    }
+    for (stem, files) in by_stem {
+        if files.len() > MAX_STEM_FILES {
+            continue;
+        }
+        let strength = 0.8 / (files.len() as f32).sqrt();
+        for i in files {
+            evidence[i].push((strength, format!("file name `{stem}` is written in the task")));
+        }
+    }
 }
