@@ -7,19 +7,19 @@ use super::{Ablation, Preset, Terms, Weights};
 /// Coefficients when the lexical evidence is peaked (one file clearly stands out):
 /// rely on direct semantic matching.
 const CLEAR: Weights = Weights {
-    sem: 0.50,
+    sem: 0.45,
     sum: 0.15,
     rule: 0.25,
-    prior: 0.10,
+    prior: 0.15,
 };
 
 /// Coefficients when the lexical evidence is flat (many files look alike): lean on
 /// structural and rule-based evidence, as the paper prescribes.
 const AMBIGUOUS: Weights = Weights {
-    sem: 0.35,
+    sem: 0.30,
     sum: 0.20,
     rule: 0.35,
-    prior: 0.10,
+    prior: 0.15,
 };
 
 /// Repositories with more files than this count as large: module-level alignment

@@ -89,6 +89,7 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
     let mut evidence: Vec<Vec<(f32, String)>> = vec![Vec::new(); n];
     for r in &resolved {
         let definers = defining_files(&r.cue, &query, &view, &r.files, &by_path);
+        let rarity = symbol_rarity(&r.cue, &query, &view);
         for f in &r.files {
             let Some(&i) = by_path.get(f.as_str()) else { continue };
             // A symbol the task names is strong evidence where it is defined, weak
@@ -97,12 +98,12 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
                 (r.cue.weight / (r.files.len() as f32).sqrt(), describe_cue(&r.cue))
             } else if definers.contains(&i) {
                 (
-                    r.cue.weight.max(DEFINED_SYMBOL) / (definers.len() as f32).sqrt(),
+                    r.cue.weight.max(DEFINED_SYMBOL) * rarity / (definers.len() as f32).sqrt(),
                     format!("defines {}", describe_cue(&r.cue)),
                 )
             } else {
                 (
-                    0.5 * r.cue.weight / (r.files.len() as f32).sqrt(),
+                    0.5 * r.cue.weight * rarity / (r.files.len() as f32).sqrt(),
                     format!("uses {}", describe_cue(&r.cue)),
                 )
             };
@@ -117,7 +118,7 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
             sem: sem[i],
             sum: sum[i],
             rule: noisy_or(evidence[i].iter().map(|e| e.0)),
-            prior: task_type::role_prior(task_type.0, artifacts[i].role),
+            prior: role_prior(task_type, artifacts[i].role),
         })
         .collect();
     let mut scores: Vec<f32> = terms
@@ -139,30 +140,24 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
         .map(|&i| artifacts[i].path.as_str())
         .collect();
     let facts = session.facts_for(&candidate_paths)?;
-    let symbols: HashMap<&str, f32> = resolved
+    // Definitions the lexical pass could not see (decorated, nested, multi-line
+    // signatures) count too, weighted like the lexical ones.
+    let symbols: HashMap<&str, (f32, u32)> = resolved
         .iter()
-        .filter(|r| {
-            matches!(
-                r.cue.kind,
-                CueKind::Symbol | CueKind::Exception | CueKind::StackFrame | CueKind::DottedPath
-            )
-        })
-        .flat_map(|r| {
-            let name = r.cue.function.as_deref().unwrap_or(&r.cue.text);
-            let last = name.rsplit(['.', ':']).next().unwrap_or(name);
-            [(last, r.cue.weight)]
+        .filter_map(|r| {
+            let name = cue_symbol(&r.cue)?;
+            let index = query.symbols.iter().position(|s| s == name)? as u32;
+            let weight = r.cue.weight.max(DEFINED_SYMBOL) * symbol_rarity(&r.cue, &query, &view);
+            Some((name, (weight, index)))
         })
         .collect();
     for (path, f) in &facts {
-        let Some(&i) = by_path.get(path.as_str()) else {
-            continue;
-        };
+        let Some(&i) = by_path.get(path.as_str()) else { continue };
         for def in &f.definitions {
-            if let Some(&w) = symbols.get(def.name.as_str()) {
-                evidence[i].push((
-                    0.9 * w,
-                    format!("defines `{}` (line {})", def.name, def.span.start),
-                ));
+            if let Some(&(w, index)) = symbols.get(def.name.as_str())
+                && !view.files[i].defines.contains(&index)
+            {
+                evidence[i].push((w, format!("defines `{}` (line {})", def.name, def.span.start)));
             }
         }
     }
@@ -374,6 +369,9 @@ fn name_templates(artifacts: &[ArtifactInfo], query: &Query, evidence: &mut [Vec
     for (i, a) in artifacts.iter().enumerate() {
         let name = file_name(&a.path);
         let stem = name.split('.').next().unwrap_or(name);
+        if matches!(stem, "__init__" | "index" | "mod" | "main" | "lib" | "") {
+            continue;
+        }
         let mut stem_tokens = Vec::new();
         lexical::tokenize(stem, |t| stem_tokens.push(t));
         if let Some(first) = stem_tokens.first()
@@ -563,4 +561,44 @@ fn stems_in_task(artifacts: &[ArtifactInfo], text: &str, evidence: &mut [Vec<(f3
             evidence[i].push((strength, format!("file name `{stem}` is written in the task")));
         }
     }
+}
+
+/// π(role | q), trusting the task type as far as its classification is confident:
+/// mixed with the prior of the most common type (a bug fix) otherwise.
+fn role_prior((task_type, confidence): (task_type::TaskType, f32), role: Role) -> f32 {
+    let sure = task_type::role_prior(task_type, role);
+    let default = task_type::role_prior(task_type::TaskType::BugFix, role);
+    let c = confidence.clamp(0.0, 1.0);
+    c * sure + (1.0 - c) * default
+}
+
+/// The symbol a cue names, as written in the lexical query.
+fn cue_symbol(cue: &Cue) -> Option<&str> {
+    Some(match cue.kind {
+        CueKind::Symbol | CueKind::Exception => cue.text.as_str(),
+        CueKind::DottedPath => cue.text.rsplit(['.', ':']).next().unwrap_or(&cue.text),
+        _ => return None,
+    })
+}
+
+/// How rare the symbol of a cue is in the repository, in [0.1, 1]: normalized inverse
+/// document frequency of the files that mention it. A task naming `subs` or `render`
+/// (used all over) says less than one naming `separability_matrix`. 1 for cues that
+/// are not symbols.
+fn symbol_rarity(cue: &Cue, query: &Query, view: &LexicalView) -> f32 {
+    let Some(name) = cue_symbol(cue) else {
+        return 1.0;
+    };
+    let Some(index) = query.symbols.iter().position(|s| s == name) else {
+        return 1.0;
+    };
+    let index = index as u32;
+    let n = view.files.len().max(2) as f32;
+    let users = view
+        .files
+        .iter()
+        .filter(|f| f.mentions.contains(&index) || f.defines.contains(&index))
+        .count()
+        .max(1) as f32;
+    ((n / users).ln() / n.ln()).clamp(0.1, 1.0)
 }
