@@ -86,7 +86,7 @@ impl Role {
             Language::Markdown | Language::ReStructuredText | Language::Text
         ) || dirs
             .first()
-            .is_some_and(|d| matches!(*d, "docs" | "doc" | "documentation"))
+            .is_some_and(|d| matches!(*d, "docs" | "doc" | "documentation" | "website" | "site"))
         {
             return Role::Docs;
         }

@@ -110,8 +110,8 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
             evidence[i].push((strength, what));
         }
     }
-    name_templates(&artifacts, &query, &mut evidence);
-    stems_in_task(&artifacts, &task.text, &mut evidence);
+    let named = stems_in_task(&artifacts, &task.text, &all_cues, &mut evidence);
+    name_templates(&artifacts, &query, &named, &mut evidence);
 
     let mut terms: Vec<Terms> = (0..n)
         .map(|i| Terms {
@@ -364,12 +364,17 @@ fn describe_cue(cue: &Cue) -> String {
 }
 
 /// Rule templates on names: the file name or a directory equals a task term.
-fn name_templates(artifacts: &[ArtifactInfo], query: &Query, evidence: &mut [Vec<(f32, String)>]) {
+fn name_templates(
+    artifacts: &[ArtifactInfo],
+    query: &Query,
+    named: &std::collections::HashSet<usize>,
+    evidence: &mut [Vec<(f32, String)>],
+) {
     let terms: HashMap<&str, f32> = query.terms.iter().map(|(t, w)| (t.as_str(), *w)).collect();
     for (i, a) in artifacts.iter().enumerate() {
         let name = file_name(&a.path);
         let stem = name.split('.').next().unwrap_or(name);
-        if matches!(stem, "__init__" | "index" | "mod" | "main" | "lib" | "") {
+        if matches!(stem, "__init__" | "index" | "mod" | "main" | "lib" | "") || named.contains(&i) {
             continue;
         }
         let mut stem_tokens = Vec::new();
@@ -536,14 +541,32 @@ fn defining_files(
         .collect()
 }
 
-/// Rule template: a file whose name (without extension) is written in the task
-/// (`autoreload`, `0011_update_proxy_permissions`), weighted down by how many files
-/// share that name.
-fn stems_in_task(artifacts: &[ArtifactInfo], text: &str, evidence: &mut [Vec<(f32, String)>]) {
-    let written: std::collections::HashSet<String> = lexical::words(text)
-        .filter(|w| w.len() >= 5)
+/// Rule template: a file whose name (without extension) is written in the task as
+/// code — an identifier-like word (`autoreload_utils`, `0011_update_proxy`,
+/// `QuerySet`) or a symbol or path cue — weighted down by how many files share that
+/// name. Returns the files it matched.
+fn stems_in_task(
+    artifacts: &[ArtifactInfo],
+    text: &str,
+    cues: &[Cue],
+    evidence: &mut [Vec<(f32, String)>],
+) -> std::collections::HashSet<usize> {
+    let code_like = |w: &str| {
+        w.contains('_')
+            || w.bytes().any(|b| b.is_ascii_digit())
+            || w.bytes().skip(1).any(|b| b.is_ascii_uppercase())
+    };
+    let mut written: std::collections::HashSet<String> = lexical::words(text)
+        .filter(|w| w.len() >= 5 && code_like(w))
         .map(|w| w.to_ascii_lowercase())
         .collect();
+    for cue in cues {
+        if matches!(cue.kind, CueKind::Symbol | CueKind::Path | CueKind::DottedPath) {
+            for w in lexical::words(&cue.text).filter(|w| w.len() >= 5) {
+                written.insert(w.to_ascii_lowercase());
+            }
+        }
+    }
     let mut by_stem: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, a) in artifacts.iter().enumerate() {
         let name = file_name(&a.path);
@@ -552,15 +575,18 @@ fn stems_in_task(artifacts: &[ArtifactInfo], text: &str, evidence: &mut [Vec<(f3
             by_stem.entry(stem).or_default().push(i);
         }
     }
+    let mut matched = std::collections::HashSet::new();
     for (stem, files) in by_stem {
         if files.len() > MAX_STEM_FILES {
             continue;
         }
         let strength = 0.8 / (files.len() as f32).sqrt();
         for i in files {
+            matched.insert(i);
             evidence[i].push((strength, format!("file name `{stem}` is written in the task")));
         }
     }
+    matched
 }
 
 /// π(role | q), trusting the task type as far as its classification is confident:

@@ -67,6 +67,7 @@ fn roles_follow_ecosystem_conventions() {
         ("Dockerfile", Role::Build),
         ("README.md", Role::Docs),
         ("docs/guide/intro.py", Role::Docs),
+        ("website/templates/features/Builder.html", Role::Docs),
         ("db/schema.sql", Role::Schema),
         ("proto/orders.proto", Role::Schema),
         ("app/migrations/0001_initial.py", Role::Schema),
