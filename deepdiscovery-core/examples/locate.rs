@@ -31,6 +31,9 @@ fn main() {
 fn run(root: &str, text: &str) -> deepdiscovery_core::Result<()> {
     let session = Session::open(root)?;
     let location = session.locate(&Task::new(text)?, &LocateConfig::default())?;
+    for note in &location.notes {
+        println!("note: {note}");
+    }
     let w = location.weights;
     println!(
         "task type {:?} ({:.2}); weights α={:.2} β={:.2} γ={:.2} δ={:.2}; {} files read, {} parsed, {:.0} ms",

@@ -105,6 +105,8 @@ pub struct SessionStats {
 pub struct Session {
     source: Box<dyn RepoSource>,
     rules: Vec<Box<dyn RelationRule>>,
+    embedder: Option<Arc<dyn crate::plugins::Embedder>>,
+    language_model: Option<Arc<dyn crate::plugins::LanguageModel>>,
     state: Mutex<State>,
 }
 
@@ -123,6 +125,8 @@ impl Session {
         Session {
             source: Box::new(source),
             rules: Vec::new(),
+            embedder: None,
+            language_model: None,
             state: Mutex::new(State::default()),
         }
     }
@@ -139,6 +143,30 @@ impl Session {
     pub fn with_rule(mut self, rule: impl RelationRule + 'static) -> Session {
         self.rules.push(Box::new(rule));
         self
+    }
+
+    /// Adds an embedding model: s_sem of Eq. 6 then fuses BM25F with the similarity
+    /// of the task and each candidate's metadata view.
+    pub fn with_embedder(mut self, embedder: Arc<dyn crate::plugins::Embedder>) -> Session {
+        self.embedder = Some(embedder);
+        self
+    }
+
+    /// Adds a language model for the LLM-assisted terms (used by the stages that
+    /// support it; without one they run deterministically).
+    pub fn with_language_model(mut self, model: Arc<dyn crate::plugins::LanguageModel>) -> Session {
+        self.language_model = Some(model);
+        self
+    }
+
+    /// The embedder, if one was given.
+    pub fn embedder(&self) -> Option<&dyn crate::plugins::Embedder> {
+        self.embedder.as_deref()
+    }
+
+    /// The language model, if one was given.
+    pub fn language_model(&self) -> Option<&dyn crate::plugins::LanguageModel> {
+        self.language_model.as_deref()
     }
 
     /// The source this session reads.

@@ -155,6 +155,38 @@ pub struct Location {
     pub view: RepoView,
     /// Files read lexically, files parsed with tree-sitter, wall time in ms.
     pub cost: LocateCost,
+    /// What did not go as planned and what was done instead (a plug-in that failed,
+    /// a fallback taken).
+    pub notes: Vec<String>,
+}
+
+impl Location {
+    /// A plain-text explanation of the anchors: each term's contribution to Eq. 6 and
+    /// the signals that matched.
+    pub fn explain(&self) -> String {
+        let w = self.weights;
+        let mut out = String::new();
+        for (rank, a) in self.anchors.iter().enumerate() {
+            let t = a.terms;
+            out.push_str(&format!(
+                "{}. {} [{}] score {:.3} = sem {:.3} + sum {:.3} + rule {:.3} + prior {:.3}\n",
+                rank + 1,
+                a.path,
+                a.role,
+                a.score,
+                w.sem * t.sem,
+                w.sum * t.sum,
+                w.rule * t.rule,
+                w.prior * t.prior
+            ));
+            for s in &a.signals {
+                out.push_str("   - ");
+                out.push_str(s);
+                out.push('\n');
+            }
+        }
+        out
+    }
 }
 
 /// What the Location stage spent.

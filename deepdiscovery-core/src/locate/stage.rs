@@ -91,11 +91,16 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
         let definers = defining_files(&r.cue, &query, &view, &r.files, &by_path);
         let rarity = symbol_rarity(&r.cue, &query, &view);
         for f in &r.files {
-            let Some(&i) = by_path.get(f.as_str()) else { continue };
+            let Some(&i) = by_path.get(f.as_str()) else {
+                continue;
+            };
             // A symbol the task names is strong evidence where it is defined, weak
             // where it is only used.
             let (strength, what) = if definers.is_empty() {
-                (r.cue.weight / (r.files.len() as f32).sqrt(), describe_cue(&r.cue))
+                (
+                    r.cue.weight / (r.files.len() as f32).sqrt(),
+                    describe_cue(&r.cue),
+                )
             } else if definers.contains(&i) {
                 (
                     r.cue.weight.max(DEFINED_SYMBOL) * rarity / (definers.len() as f32).sqrt(),
@@ -152,13 +157,50 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
         })
         .collect();
     for (path, f) in &facts {
-        let Some(&i) = by_path.get(path.as_str()) else { continue };
+        let Some(&i) = by_path.get(path.as_str()) else {
+            continue;
+        };
         for def in &f.definitions {
             if let Some(&(w, index)) = symbols.get(def.name.as_str())
                 && !view.files[i].defines.contains(&index)
             {
-                evidence[i].push((w, format!("defines `{}` (line {})", def.name, def.span.start)));
+                evidence[i].push((
+                    w,
+                    format!("defines `{}` (line {})", def.name, def.span.start),
+                ));
             }
+        }
+    }
+    // With an embedder, s_sem fuses BM25F with the similarity of the task and each
+    // candidate's metadata view (Eq. 6: "combines embedding similarity and BM25").
+    let mut notes = Vec::new();
+    if let Some(embedder) = session.embedder()
+        && !config.ablation.no_sem
+    {
+        let views: Vec<String> = candidates
+            .iter()
+            .map(|&i| {
+                metadata_view(
+                    &artifacts[i],
+                    facts
+                        .iter()
+                        .find(|(p, _)| *p == artifacts[i].path)
+                        .map(|(_, f)| f.as_ref()),
+                )
+            })
+            .collect();
+        let mut texts: Vec<&str> = vec![task.text.as_str()];
+        texts.extend(views.iter().map(String::as_str));
+        match crate::plugins::embed_checked(embedder, &texts) {
+            Some(vectors) => {
+                for (k, &i) in candidates.iter().enumerate() {
+                    let similarity = crate::plugins::cosine01(&vectors[0], &vectors[k + 1]);
+                    terms[i].sem = 0.5 * terms[i].sem + 0.5 * similarity;
+                    evidence[i].push((0.0, format!("embedding similarity {similarity:.2}")));
+                }
+            }
+            None => notes
+                .push("the embedder failed or answered garbage: s_sem is lexical only".to_string()),
         }
     }
     // A test that matches the task points at what it tests: lend it to the
@@ -213,6 +255,7 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
         cues: resolved,
         weights,
         view,
+        notes,
         cost: LocateCost {
             files_read: n,
             files_parsed: facts.len(),
@@ -374,7 +417,8 @@ fn name_templates(
     for (i, a) in artifacts.iter().enumerate() {
         let name = file_name(&a.path);
         let stem = name.split('.').next().unwrap_or(name);
-        if matches!(stem, "__init__" | "index" | "mod" | "main" | "lib" | "") || named.contains(&i) {
+        if matches!(stem, "__init__" | "index" | "mod" | "main" | "lib" | "") || named.contains(&i)
+        {
             continue;
         }
         let mut stem_tokens = Vec::new();
@@ -561,7 +605,10 @@ fn stems_in_task(
         .map(|w| w.to_ascii_lowercase())
         .collect();
     for cue in cues {
-        if matches!(cue.kind, CueKind::Symbol | CueKind::Path | CueKind::DottedPath) {
+        if matches!(
+            cue.kind,
+            CueKind::Symbol | CueKind::Path | CueKind::DottedPath
+        ) {
             for w in lexical::words(&cue.text).filter(|w| w.len() >= 5) {
                 written.insert(w.to_ascii_lowercase());
             }
@@ -583,7 +630,10 @@ fn stems_in_task(
         let strength = 0.8 / (files.len() as f32).sqrt();
         for i in files {
             matched.insert(i);
-            evidence[i].push((strength, format!("file name `{stem}` is written in the task")));
+            evidence[i].push((
+                strength,
+                format!("file name `{stem}` is written in the task"),
+            ));
         }
     }
     matched
@@ -627,4 +677,27 @@ fn symbol_rarity(cue: &Cue, query: &Query, view: &LexicalView) -> f32 {
         .count()
         .max(1) as f32;
     ((n / users).ln() / n.ln()).clamp(0.1, 1.0)
+}
+
+/// The metadata view of a file (paper Eq. 6: s_sem reads it, not the whole file):
+/// path, role, key definitions and doc summary.
+fn metadata_view(a: &ArtifactInfo, facts: Option<&crate::facts::Facts>) -> String {
+    let mut view = format!("{} ({})", a.path, a.role);
+    if let Some(f) = facts {
+        let defs: Vec<&str> = f
+            .definitions
+            .iter()
+            .take(12)
+            .map(|d| d.name.as_str())
+            .collect();
+        if !defs.is_empty() {
+            view.push_str(" defines ");
+            view.push_str(&defs.join(", "));
+        }
+        if let Some(doc) = &f.doc {
+            view.push_str(". ");
+            view.push_str(doc);
+        }
+    }
+    view
 }

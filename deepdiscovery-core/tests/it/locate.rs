@@ -214,3 +214,74 @@ fn empty_tasks_and_bad_configs_are_errors() {
         .unwrap_err();
     assert!(matches!(err, Error::InvalidConfig(_)));
 }
+
+/// A toy embedder: one dimension per concept, a concept being a set of synonyms, so
+/// that it relates words that share no token (what a real embedder adds to BM25).
+struct ConceptEmbedder(Vec<Vec<&'static str>>);
+
+impl deepdiscovery_core::Embedder for ConceptEmbedder {
+    fn dimension(&self) -> usize {
+        self.0.len()
+    }
+    fn embed(&self, texts: &[&str]) -> deepdiscovery_core::Result<Vec<Vec<f32>>> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let t = t.to_lowercase();
+                self.0
+                    .iter()
+                    .map(|words| {
+                        if words.iter().any(|w| t.contains(w)) {
+                            1.0
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            })
+            .collect())
+    }
+}
+
+struct FailingEmbedder;
+
+impl deepdiscovery_core::Embedder for FailingEmbedder {
+    fn dimension(&self) -> usize {
+        3
+    }
+    fn embed(&self, _texts: &[&str]) -> deepdiscovery_core::Result<Vec<Vec<f32>>> {
+        Ok(vec![vec![1.0]]) // wrong count and dimension
+    }
+}
+
+#[test]
+fn an_embedder_fuses_similarity_into_s_sem_and_a_broken_one_is_ignored() {
+    let text = "staff never hear about shortages";
+    let plain = locate(text);
+    let embedder = std::sync::Arc::new(ConceptEmbedder(vec![
+        vec!["shortage", "runs low"],
+        vec!["currency", "exchange"],
+    ]));
+    let session = Session::open(fixture_path("locate_app"))
+        .unwrap()
+        .with_embedder(embedder);
+    let fused = session
+        .locate(&Task::new(text).unwrap(), &LocateConfig::default())
+        .unwrap();
+    let email = "inventory/notifications/email.py";
+    assert_eq!(rank_of(&fused, email), 1, "{:?}", top(&fused, 5));
+    assert!(rank_of(&plain, email) > 1, "the words alone do not find it");
+    let signals = fused.anchors[0].signals.join(" | ");
+    assert!(signals.contains("embedding similarity 1.00"), "{signals}");
+    assert!(fused.notes.is_empty());
+
+    let session = Session::open(fixture_path("locate_app"))
+        .unwrap()
+        .with_embedder(std::sync::Arc::new(FailingEmbedder));
+    let fallback = session
+        .locate(&Task::new(text).unwrap(), &LocateConfig::default())
+        .unwrap();
+    assert_eq!(fallback.notes.len(), 1, "{:?}", fallback.notes);
+    assert_eq!(top(&fallback, 10), top(&plain, 10));
+    assert!(plain.explain().contains("score"));
+}

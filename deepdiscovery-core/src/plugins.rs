@@ -1,0 +1,87 @@
+//! Models the caller supplies: a [`LanguageModel`] and an [`Embedder`].
+//!
+//! The library never calls a network service on its own. Without these, everything
+//! runs deterministically on lexical, structural and rule evidence; with them, the
+//! LLM-assisted terms of the paper's Eq. 6 and Eq. 8 come in. They are traits so that
+//! a Python callable, a C callback or a Rust model all plug in the same way.
+
+use crate::Result;
+
+/// A text-completion model: a prompt in, text out.
+pub trait LanguageModel: Send + Sync {
+    /// A short name for rationales and accounting (`"gpt-x"`, `"local-llama"`).
+    fn name(&self) -> &str;
+    /// The context window in tokens, used to budget prompts.
+    fn context_window(&self) -> usize;
+    /// Completes `prompt`. Errors are reported and the stage falls back to its
+    /// deterministic path.
+    fn complete(&self, prompt: &str) -> Result<String>;
+}
+
+/// A text-embedding model: a batch of texts in, one vector per text out.
+pub trait Embedder: Send + Sync {
+    /// The dimension of every vector it returns.
+    fn dimension(&self) -> usize;
+    /// Embeds a batch. Must return exactly one vector of [`Embedder::dimension`]
+    /// finite numbers per text; anything else is treated as a failed call.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+}
+
+/// Cosine similarity mapped to [0, 1]; 0 for zero or mismatched vectors.
+pub fn cosine01(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() || a.is_empty() {
+        return 0.0;
+    }
+    let (mut dot, mut na, mut nb) = (0.0f64, 0.0f64, 0.0f64);
+    for (x, y) in a.iter().zip(b) {
+        dot += f64::from(*x) * f64::from(*y);
+        na += f64::from(*x) * f64::from(*x);
+        nb += f64::from(*y) * f64::from(*y);
+    }
+    if na == 0.0 || nb == 0.0 {
+        return 0.0;
+    }
+    let cos = dot / (na.sqrt() * nb.sqrt());
+    (((cos + 1.0) / 2.0) as f32).clamp(0.0, 1.0)
+}
+
+/// Calls the embedder and checks its answer: the right count of vectors, each of the
+/// declared dimension, all finite.
+pub(crate) fn embed_checked(embedder: &dyn Embedder, texts: &[&str]) -> Option<Vec<Vec<f32>>> {
+    let vectors = embedder.embed(texts).ok()?;
+    let dim = embedder.dimension();
+    let valid = vectors.len() == texts.len()
+        && vectors
+            .iter()
+            .all(|v| v.len() == dim && v.iter().all(|x| x.is_finite()));
+    valid.then_some(vectors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cosine_is_mapped_to_unit_range() {
+        assert_eq!(cosine01(&[1.0, 0.0], &[1.0, 0.0]), 1.0);
+        assert_eq!(cosine01(&[1.0, 0.0], &[-1.0, 0.0]), 0.0);
+        assert!((cosine01(&[1.0, 0.0], &[0.0, 1.0]) - 0.5).abs() < 1e-6);
+        assert_eq!(cosine01(&[0.0, 0.0], &[1.0, 0.0]), 0.0);
+        assert_eq!(cosine01(&[1.0], &[1.0, 0.0]), 0.0);
+    }
+
+    struct Bad;
+    impl Embedder for Bad {
+        fn dimension(&self) -> usize {
+            2
+        }
+        fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+            Ok(texts.iter().map(|_| vec![f32::NAN, 1.0]).collect())
+        }
+    }
+
+    #[test]
+    fn garbage_from_an_embedder_is_rejected() {
+        assert!(embed_checked(&Bad, &["a"]).is_none());
+    }
+}
