@@ -7,7 +7,8 @@ use pyo3::exceptions::{PyFileNotFoundError, PyNotADirectoryError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use deepdiscovery_core::{Error, Session};
+use deepdiscovery_core::locate::{Ablation, LocateConfig};
+use deepdiscovery_core::{Error, Session, Task};
 
 pyo3::create_exception!(
     _native,
@@ -73,6 +74,36 @@ impl PySession {
         out.set_item("nodes", nodes)?;
         out.set_item("edges", edges)?;
         Ok(out)
+    }
+
+    /// The Location stage: ranked anchors with explanations, as a JSON string.
+    #[pyo3(signature = (task, anchors=8, no_sem=false, no_sum=false, no_rule=false, no_prior=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn locate_json(
+        &self,
+        py: Python<'_>,
+        task: &str,
+        anchors: usize,
+        no_sem: bool,
+        no_sum: bool,
+        no_rule: bool,
+        no_prior: bool,
+    ) -> PyResult<String> {
+        let config = LocateConfig {
+            anchors,
+            ablation: Ablation {
+                no_sem,
+                no_sum,
+                no_rule,
+                no_prior,
+            },
+            ..LocateConfig::default()
+        };
+        let task = Task::new(task).map_err(to_py)?;
+        let location = py
+            .detach(|| self.inner.locate(&task, &config))
+            .map_err(to_py)?;
+        serde_json::to_string(&location).map_err(|e| DeepDiscoveryError::new_err(e.to_string()))
     }
 }
 

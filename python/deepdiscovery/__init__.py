@@ -3,8 +3,47 @@
 The native core does the work; this package is the Python face over it.
 """
 
-from deepdiscovery._native import DeepDiscoveryError, Session, version
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, List, Tuple, Union
+
+from deepdiscovery import _native
+from deepdiscovery._native import DeepDiscoveryError, version
 
 __version__ = version()
 
 __all__ = ["DeepDiscoveryError", "Session", "__version__", "version"]
+
+
+class Session:
+    """A repository session: facts are cached across queries and revalidated on each.
+
+    ``Session(repo)`` opens a directory on disk; nothing is indexed first.
+    """
+
+    def __init__(self, repo: Union[str, "os.PathLike[str]"]) -> None:
+        self._native = _native.Session(os.fspath(repo))
+
+    def graph(self) -> Dict[str, List[Tuple[Any, ...]]]:
+        """The repository graph: ``nodes`` (path, language, role) and ``edges``
+        (from, to, relation, confidence, rationale)."""
+        return self._native.graph()
+
+    def locate(
+        self,
+        task: str,
+        *,
+        anchors: int = 8,
+        no_sem: bool = False,
+        no_sum: bool = False,
+        no_rule: bool = False,
+        no_prior: bool = False,
+    ) -> Dict[str, Any]:
+        """The Location stage: ``anchors`` and ``ranked`` files with the terms of the
+        score and the signals that matched, the environment, the resolved cues and the
+        repository view. The ``no_*`` switches turn one term of the score off."""
+        return json.loads(
+            self._native.locate_json(task, anchors, no_sem, no_sum, no_rule, no_prior)
+        )

@@ -1,0 +1,34 @@
+"""The Location stage from Python."""
+
+from pathlib import Path
+
+import pytest
+
+import deepdiscovery
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def test_locate_finds_the_file_defining_a_backticked_symbol():
+    session = deepdiscovery.Session(FIXTURES / "locate_app")
+    location = session.locate("`rebalance_shelves` moves the same items twice")
+    first = location["anchors"][0]
+    assert first["path"] == "inventory/warehouse.py"
+    assert set(first["terms"]) == {"sem", "sum", "rule", "prior"}
+    assert any("rebalance_shelves" in s for s in first["signals"])
+    assert len(location["anchors"]) == 8
+    assert location["ranked"][0]["path"] == first["path"]
+
+
+def test_ablation_switches_reach_the_core():
+    session = deepdiscovery.Session(FIXTURES / "locate_app")
+    location = session.locate("`rebalance_shelves` moves items", no_rule=True)
+    assert all(a["terms"]["rule"] >= 0 for a in location["anchors"])
+    full = session.locate("`rebalance_shelves` moves items")
+    assert [a["score"] for a in location["anchors"]] != [a["score"] for a in full["anchors"]]
+
+
+def test_an_empty_task_is_a_value_error():
+    session = deepdiscovery.Session(FIXTURES / "locate_app")
+    with pytest.raises(ValueError):
+        session.locate("   ")
