@@ -4,7 +4,7 @@
 use deepdiscovery_core::Relation;
 use deepdiscovery_core::facts::DefKind;
 
-use crate::support::{assert_edge, assert_no_edge, fixture_graph, fixture_path};
+use crate::support::{assert_edge, assert_no_edge, fixture_graph, fixture_path, imported};
 
 const PROGRAM: &str = "Program.cs";
 const SERVICE: &str = "Orders/OrderService.cs";
@@ -17,18 +17,6 @@ const GUARD: &str = "Util/Guard.cs";
 const CLOCK: &str = "Util/SystemClock.cs";
 const LEDGER: &str = "Util/Ledger.cs";
 const REPOSITORY: &str = "Data/OrderRepository.cs";
-
-/// The targets of the import edges of `from`, sorted.
-fn imported(graph: &deepdiscovery_core::RepoGraph, from: &str) -> Vec<String> {
-    let mut out: Vec<String> = graph
-        .edges_from(from)
-        .iter()
-        .filter(|e| e.relation == Relation::Imports)
-        .map(|e| e.to.to_string())
-        .collect();
-    out.sort();
-    out
-}
 
 #[test]
 fn using_a_small_namespace_names_its_files_loosely() {

@@ -4,7 +4,7 @@
 use deepdiscovery_core::Relation;
 use deepdiscovery_core::facts::{DefKind, KeyKind};
 
-use crate::support::{assert_edge, assert_no_edge, fixture_graph, fixture_path};
+use crate::support::{assert_edge, assert_no_edge, fixture_graph, fixture_path, imported};
 
 const MAIN: &str = "src/main/java/com/acme/shop";
 const APP: &str = "src/main/java/com/acme/shop/ShopApplication.java";
@@ -18,18 +18,6 @@ const PRICING: &str = "src/main/java/com/acme/shop/orders/Pricing.java";
 const MONEY: &str = "src/main/java/com/acme/shop/util/Money.java";
 const INVENTORY: &str = "src/main/java/com/acme/shop/inventory/Inventory.java";
 const TEST: &str = "src/test/java/com/acme/shop/orders/OrderServiceTest.java";
-
-/// The targets of the import edges of `from`, sorted.
-fn imported(graph: &deepdiscovery_core::RepoGraph, from: &str) -> Vec<String> {
-    let mut out: Vec<String> = graph
-        .edges_from(from)
-        .iter()
-        .filter(|e| e.relation == Relation::Imports)
-        .map(|e| e.to.to_string())
-        .collect();
-    out.sort();
-    out
-}
 
 #[test]
 fn single_type_imports_resolve_to_the_defining_file() {

@@ -4,7 +4,7 @@
 use deepdiscovery_core::Relation;
 use deepdiscovery_core::facts::DefKind;
 
-use crate::support::{assert_edge, assert_no_edge, fixture_graph, fixture_path};
+use crate::support::{assert_edge, assert_no_edge, fixture_graph, fixture_path, imported};
 
 const APP: &str = "src/main/kotlin/com/acme/fleet/App.kt";
 /// Declares `package com.acme.fleet.geo` but sits in `com/acme/fleet/`.
@@ -17,18 +17,6 @@ const FUEL: &str = "src/main/kotlin/com/acme/fleet/routing/Fuel.kt";
 const STRINGS: &str = "src/main/kotlin/com/acme/fleet/util/Strings.kt";
 const REGISTRY: &str = "src/main/kotlin/com/acme/fleet/util/Registry.kt";
 const TEST: &str = "src/test/kotlin/com/acme/fleet/routing/RoutePlannerTest.kt";
-
-/// The targets of the import edges of `from`, sorted.
-fn imported(graph: &deepdiscovery_core::RepoGraph, from: &str) -> Vec<String> {
-    let mut out: Vec<String> = graph
-        .edges_from(from)
-        .iter()
-        .filter(|e| e.relation == Relation::Imports)
-        .map(|e| e.to.to_string())
-        .collect();
-    out.sort();
-    out
-}
 
 #[test]
 fn imports_resolve_by_declared_package_not_by_directory() {

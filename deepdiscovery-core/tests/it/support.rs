@@ -61,3 +61,15 @@ pub fn assert_no_edge(graph: &RepoGraph, from: &str, to: &str, relation: Relatio
         );
     }
 }
+
+/// The targets of the import edges of `from`, sorted.
+pub fn imported(graph: &RepoGraph, from: &str) -> Vec<String> {
+    let mut out: Vec<String> = graph
+        .edges_from(from)
+        .iter()
+        .filter(|e| e.relation == Relation::Imports)
+        .map(|e| e.to.to_string())
+        .collect();
+    out.sort();
+    out
+}
