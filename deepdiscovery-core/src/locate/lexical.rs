@@ -36,7 +36,7 @@ const FIELDS: usize = 4;
 /// in the body.
 const FIELD_WEIGHT: [f32; FIELDS] = [4.0, 2.0, 3.0, 1.0];
 /// BM25F length normalization per field.
-const FIELD_B: [f32; FIELDS] = [0.3, 0.3, 0.5, 0.75];
+const FIELD_B: [f32; FIELDS] = [0.3, 0.3, 0.5, 0.9];
 const K1: f32 = 1.2;
 /// Only the first bytes of a file are tokenized for the body (generated or data
 /// files can be huge; their head says what they are).
