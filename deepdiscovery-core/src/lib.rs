@@ -32,6 +32,7 @@ pub mod graph;
 pub mod locate;
 pub mod plugins;
 pub mod resolve;
+pub mod rules;
 mod session;
 pub mod source;
 pub mod task;

@@ -105,6 +105,7 @@ pub struct SessionStats {
 pub struct Session {
     source: Box<dyn RepoSource>,
     rules: Vec<Box<dyn RelationRule>>,
+    builtin_rules: bool,
     embedder: Option<Arc<dyn crate::plugins::Embedder>>,
     language_model: Option<Arc<dyn crate::plugins::LanguageModel>>,
     state: Mutex<State>,
@@ -125,6 +126,7 @@ impl Session {
         Session {
             source: Box::new(source),
             rules: Vec::new(),
+            builtin_rules: true,
             embedder: None,
             language_model: None,
             state: Mutex::new(State::default()),
@@ -142,6 +144,14 @@ impl Session {
     /// Adds a relation rule applied on every graph build (the implicit-relation hook).
     pub fn with_rule(mut self, rule: impl RelationRule + 'static) -> Session {
         self.rules.push(Box::new(rule));
+        self
+    }
+
+    /// Whether the built-in implicit-relation rules (`rules/builtin.toml`) apply
+    /// (default true); turning them off is the paper's "without implicit relations"
+    /// ablation at graph level.
+    pub fn with_builtin_rules(mut self, on: bool) -> Session {
+        self.builtin_rules = on;
         self
     }
 
@@ -275,7 +285,16 @@ impl Session {
             index,
             codeowners,
         };
-        let rules: Vec<&dyn RelationRule> = self.rules.iter().map(|r| r.as_ref()).collect();
+        let builtin = if self.builtin_rules {
+            crate::rules::builtin_rules()
+        } else {
+            Vec::new()
+        };
+        let rules: Vec<&dyn RelationRule> = builtin
+            .iter()
+            .chain(&self.rules)
+            .map(|r| r.as_ref())
+            .collect();
         let graph = Arc::new(build_graph(&input, &rules));
         state.graph = Some((fingerprint, Arc::clone(&graph)));
         state.stats.graph_reused = false;

@@ -39,7 +39,9 @@ fn a_rule_adds_typed_edges_with_its_rationale() {
         ("tests/test_cart.py", "def test_total():\n    assert True\n"),
     ])
     .unwrap();
-    let session = Session::new(source).with_rule(TestNaming);
+    let session = Session::new(source)
+        .with_builtin_rules(false)
+        .with_rule(TestNaming);
     let graph = session.graph().unwrap();
     let edge = graph
         .edge("tests/test_cart.py", "shop/cart.py", Relation::TestOf)
@@ -49,12 +51,76 @@ fn a_rule_adds_typed_edges_with_its_rationale() {
     // Without the rule, no such edge.
     let plain = Session::new(
         MemorySource::from_files([("shop/cart.py", ""), ("tests/test_cart.py", "")]).unwrap(),
-    );
+    )
+    .with_builtin_rules(false);
     assert!(
         plain
             .graph()
             .unwrap()
             .edge("tests/test_cart.py", "shop/cart.py", Relation::TestOf)
             .is_none()
+    );
+}
+
+#[test]
+fn the_builtin_test_naming_rule_links_tests_in_every_ecosystem() {
+    let cases = [
+        ("python_app", "tests/test_orders.py", "src/shop/orders.py"),
+        (
+            "java_app",
+            "src/test/java/com/acme/shop/orders/OrderServiceTest.java",
+            "src/main/java/com/acme/shop/orders/OrderService.java",
+        ),
+        (
+            "go_app",
+            "internal/orders/order_test.go",
+            "internal/orders/order.go",
+        ),
+        (
+            "ruby_app",
+            "spec/models/order_spec.rb",
+            "app/models/order.rb",
+        ),
+        (
+            "ts_app",
+            "tests/orderStore.test.ts",
+            "src/orders/orderStore.ts",
+        ),
+        (
+            "locate_app",
+            "tests/test_export.py",
+            "inventory/reports/export.py",
+        ),
+    ];
+    for (fixture, test, subject) in cases {
+        let graph = crate::support::fixture_graph(fixture);
+        crate::support::assert_edge(
+            &graph,
+            test,
+            subject,
+            Relation::TestOf,
+            "(rule test-file-naming)",
+        );
+    }
+    // A test is not linked to another test, nor to a file of another name.
+    let graph = crate::support::fixture_graph("locate_app");
+    crate::support::assert_no_edge(
+        &graph,
+        "tests/test_export.py",
+        "inventory/warehouse.py",
+        Relation::TestOf,
+    );
+    let off = Session::open(crate::support::fixture_path("python_app"))
+        .unwrap()
+        .with_builtin_rules(false)
+        .graph()
+        .unwrap();
+    assert!(
+        off.edge(
+            "tests/test_orders.py",
+            "src/shop/orders.py",
+            Relation::TestOf
+        )
+        .is_none()
     );
 }
