@@ -7,6 +7,7 @@
 //! primitive (`kind`), the relation it yields and its confidence; every edge it adds
 //! says in its rationale which rule matched and on which signals.
 
+mod config_binding;
 mod test_naming;
 
 use serde::Serialize;
@@ -121,6 +122,8 @@ pub fn parse_specs(text: &str) -> Result<Vec<RuleSpec>> {
 pub fn compile(spec: &RuleSpec) -> Result<Box<dyn RelationRule>> {
     match spec.kind.as_str() {
         "test_naming" => Ok(Box::new(test_naming::TestNaming::new(spec)?)),
+        "config_dotted_path" => Ok(Box::new(config_binding::DottedPathInConfig::new(spec)?)),
+        "config_key_read" => Ok(Box::new(config_binding::ConfigKeyRead::new(spec)?)),
         other => Err(Error::InvalidRule {
             name: spec.name.clone(),
             message: format!("unknown rule kind `{other}`"),

@@ -124,3 +124,81 @@ fn the_builtin_test_naming_rule_links_tests_in_every_ecosystem() {
         .is_none()
     );
 }
+
+#[test]
+fn dotted_paths_in_configuration_name_the_files_that_define_them() {
+    let graph = crate::support::fixture_graph("python_app");
+    crate::support::assert_edge(
+        &graph,
+        "src/shop/settings.py",
+        "src/shop/orders.py",
+        Relation::ConfigBinding,
+        "names `shop.orders` (line 2) (rule config-dotted-path)",
+    );
+    let edge = crate::support::assert_edge(
+        &graph,
+        "config/app.yaml",
+        "src/shop/payments/stripe_gateway.py",
+        Relation::ConfigBinding,
+        "names `shop.payments.stripe_gateway.StripeGateway` under `payments.provider` (line 2)",
+    );
+    assert!(
+        edge.confidence < 0.9,
+        "a module prefix is a looser match: {}",
+        edge.confidence
+    );
+    let mixed = crate::support::fixture_graph("mixed_app");
+    crate::support::assert_edge(
+        &mixed,
+        "config/app.yaml",
+        "backend/shop/orders/views.py",
+        Relation::ConfigBinding,
+        "`shop.orders.views.order_summary`",
+    );
+    // Code files' own dotted strings are not configuration.
+    crate::support::assert_no_edge(
+        &graph,
+        "src/shop/orders.py",
+        "src/shop/payments/gateway.py",
+        Relation::ConfigBinding,
+    );
+}
+
+#[test]
+fn code_reading_a_config_key_binds_to_the_file_defining_it() {
+    let graph = crate::support::fixture_graph("locate_app");
+    crate::support::assert_edge(
+        &graph,
+        "inventory/config.py",
+        "config/settings.yaml",
+        Relation::ConfigBinding,
+        "reads config key `inventory.reorder.threshold` (line 11, defined at line 3)",
+    );
+    let source = MemorySource::from_files([
+        ("src/main/resources/application.properties", "app.timeout.seconds=30\nname=x\n"),
+        (
+            "src/main/java/com/acme/Client.java",
+            "package com.acme;\nclass Client {\n  @Value(\"${app.timeout.seconds}\") int timeout;\n  String n = \"${name}\";\n}\n",
+        ),
+    ])
+    .unwrap();
+    let graph = Session::new(source).graph().unwrap();
+    let edge = graph
+        .edge(
+            "src/main/java/com/acme/Client.java",
+            "src/main/resources/application.properties",
+            Relation::ConfigBinding,
+        )
+        .expect("the @Value placeholder binds");
+    assert!(
+        edge.rationale
+            .contains("`app.timeout.seconds` (line 3, defined at line 1)"),
+        "{}",
+        edge.rationale
+    );
+    assert_eq!(
+        graph.relation_counts()[&Relation::ConfigBinding],
+        1,
+        "`name` is too short to bind"
+    );
+}
