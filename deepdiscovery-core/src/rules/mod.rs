@@ -8,6 +8,7 @@
 //! says in its rationale which rule matched and on which signals.
 
 mod config_binding;
+mod interface_impl;
 mod test_naming;
 
 use serde::Serialize;
@@ -124,6 +125,7 @@ pub fn compile(spec: &RuleSpec) -> Result<Box<dyn RelationRule>> {
         "test_naming" => Ok(Box::new(test_naming::TestNaming::new(spec)?)),
         "config_dotted_path" => Ok(Box::new(config_binding::DottedPathInConfig::new(spec)?)),
         "config_key_read" => Ok(Box::new(config_binding::ConfigKeyRead::new(spec)?)),
+        "interface_impl" => Ok(Box::new(interface_impl::InterfaceImpl::new(spec)?)),
         other => Err(Error::InvalidRule {
             name: spec.name.clone(),
             message: format!("unknown rule kind `{other}`"),

@@ -202,3 +202,44 @@ fn code_reading_a_config_key_binds_to_the_file_defining_it() {
         "`name` is too short to bind"
     );
 }
+
+#[test]
+fn implementations_link_to_their_interfaces_abcs_traits_and_headers() {
+    let cases = [
+        (
+            "python_app",
+            "src/shop/payments/stripe_gateway.py",
+            "src/shop/payments/gateway.py",
+            "`StripeGateway` implements the interface `PaymentGateway` (line 6)",
+        ),
+        (
+            "java_app",
+            "src/main/java/com/acme/shop/payments/AbstractGateway.java",
+            "src/main/java/com/acme/shop/payments/PaymentGateway.java",
+            "implements the interface `PaymentGateway`",
+        ),
+        (
+            "rust_app",
+            "crates/shop-core/src/payment/impls.rs",
+            "crates/shop-core/src/payment/mod.rs",
+            "`StripeGateway` implements the interface `Describe` (line 7) (rule interface-implementation) (+1 more)",
+        ),
+        (
+            "c_app",
+            "src/circle.cpp",
+            "include/proj/circle.h",
+            "defines what `circle.h` declares",
+        ),
+    ];
+    for (fixture, from, to, rationale) in cases {
+        let graph = crate::support::fixture_graph(fixture);
+        crate::support::assert_edge(&graph, from, to, Relation::InterfaceImpl, rationale);
+    }
+    // A plain base class is not an interface.
+    let graph = crate::support::fixture_graph("locate_app");
+    assert!(
+        !graph
+            .relation_counts()
+            .contains_key(&Relation::InterfaceImpl)
+    );
+}
