@@ -53,7 +53,7 @@ impl RelationRule for InterfaceImpl {
                 }
             }
             for sup in &a.facts.supertypes {
-                if !sup.child.is_empty() && self.abstract_bases.iter().any(|b| *b == sup.parent) {
+                if !sup.child.is_empty() && self.abstract_bases.contains(&sup.parent) {
                     interfaces.entry(sup.child.as_str()).or_default().insert(i);
                 }
             }
