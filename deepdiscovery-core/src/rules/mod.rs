@@ -9,6 +9,7 @@
 
 mod config_binding;
 mod interface_impl;
+mod test_imports;
 mod test_naming;
 
 use serde::Serialize;
@@ -126,6 +127,7 @@ pub fn compile(spec: &RuleSpec) -> Result<Box<dyn RelationRule>> {
         "config_dotted_path" => Ok(Box::new(config_binding::DottedPathInConfig::new(spec)?)),
         "config_key_read" => Ok(Box::new(config_binding::ConfigKeyRead::new(spec)?)),
         "interface_impl" => Ok(Box::new(interface_impl::InterfaceImpl::new(spec)?)),
+        "test_imports" => Ok(Box::new(test_imports::TestImports::new(spec)?)),
         other => Err(Error::InvalidRule {
             name: spec.name.clone(),
             message: format!("unknown rule kind `{other}`"),

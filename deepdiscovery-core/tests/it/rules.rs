@@ -243,3 +243,50 @@ fn implementations_link_to_their_interfaces_abcs_traits_and_headers() {
             .contains_key(&Relation::InterfaceImpl)
     );
 }
+
+#[test]
+fn a_test_tests_the_repository_code_it_imports() {
+    let source = MemorySource::from_files([
+        ("shop/__init__.py", ""),
+        ("shop/cart.py", "def add():\n    pass\n"),
+        ("shop/payment.py", "def pay():\n    pass\n"),
+        ("tests/helpers.py", "def make():\n    pass\n"),
+        (
+            "tests/test_checkout_flow.py",
+            "import os\nfrom shop.cart import add\nfrom shop import payment\nfrom tests.helpers import make\n",
+        ),
+    ])
+    .unwrap();
+    let graph = Session::new(source).graph().unwrap();
+    let edge = graph
+        .edge(
+            "tests/test_checkout_flow.py",
+            "shop/cart.py",
+            Relation::TestOf,
+        )
+        .expect("imported module is tested");
+    assert_eq!(
+        edge.rationale,
+        "the test imports `shop.cart` (line 2) (rule test-imports)"
+    );
+    assert!(
+        graph
+            .edge(
+                "tests/test_checkout_flow.py",
+                "shop/payment.py",
+                Relation::TestOf
+            )
+            .is_some()
+    );
+    assert!(
+        graph
+            .edge(
+                "tests/test_checkout_flow.py",
+                "tests/helpers.py",
+                Relation::TestOf
+            )
+            .is_none()
+    );
+    // Three code files imported (package, cart, payment): each link is weaker than one.
+    assert!(edge.confidence < 0.6, "{}", edge.confidence);
+}
