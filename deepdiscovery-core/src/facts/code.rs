@@ -115,7 +115,13 @@ pub fn extract(language: Language, text: &str) -> Facts {
                 "string" => {
                     if facts.string_keys.len() < MAX_STRING_KEYS {
                         let value = unquote(node_text(node, bytes));
-                        for (kind, text) in classify_value(value) {
+                        let mut found = classify_value(value);
+                        // `os.environ["DATABASE_URL"]`, `getenv("API_KEY")`: a code
+                        // string in UPPER_SNAKE is the name of a setting it reads.
+                        if found.is_empty() && is_setting_name(value) {
+                            found.push((super::KeyKind::ConfigKey, value.to_string()));
+                        }
+                        for (kind, text) in found {
                             if seen_keys.insert((text.clone(), kind)) {
                                 facts.string_keys.push(StringKey {
                                     text,
@@ -347,6 +353,17 @@ fn last_segment(s: &str) -> &str {
 fn strip_generics(s: &str) -> &str {
     let end = s.find(['<', '[', '(']).unwrap_or(s.len());
     s[..end].trim()
+}
+
+/// `DATABASE_URL`, `API_KEY_2`: upper case, digits and underscores, with at least one
+/// underscore between letters (so `OK`, `GET` or `UTF8` do not count).
+pub fn is_setting_name(s: &str) -> bool {
+    (4..=64).contains(&s.len())
+        && s.starts_with(|c: char| c.is_ascii_uppercase())
+        && s.contains('_')
+        && !s.ends_with('_')
+        && s.bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
 }
 
 fn is_identifier(s: &str) -> bool {

@@ -6,13 +6,15 @@
 //!   defines it: a declared type (`com.acme.Foo`) or a module (`shop.orders`, or the
 //!   longest module prefix of `shop.orders.views.order_summary`).
 //! - `config_key_read`: code that reads a key (`@Value("${app.timeout}")`,
-//!   `config.get("inventory.reorder.threshold")`) binds to the configuration files
-//!   that define that key path. The key set is matched with one hash lookup per
+//!   `config.get("inventory.reorder.threshold")`, `os.environ["DATABASE_URL"]`) binds
+//!   to the configuration files that define that key path (or, with
+//!   `setting_names`, that UPPER_SNAKE setting name: `.env`, properties, INI). The key set is matched with one hash lookup per
 //!   string of code, not a pattern per key per file.
 
 use std::collections::{BTreeMap, HashMap};
 
 use crate::artifact::{Language, Role};
+use crate::facts::code::is_setting_name;
 use crate::facts::{Facts, Import, KeyKind};
 use crate::graph::{EdgeData, Relation, RelationRule, RuleContext};
 use crate::resolve::Certainty;
@@ -135,6 +137,7 @@ pub(super) struct ConfigKeyRead {
     relation: Relation,
     confidence: f32,
     min_segments: usize,
+    setting_names: bool,
 }
 
 impl ConfigKeyRead {
@@ -148,11 +151,19 @@ impl ConfigKeyRead {
                 name: spec.name.clone(),
                 message: "params.min_segments must be an integer in 1..=16".into(),
             })? as usize;
+        let setting_names = match spec.params.get("setting_names") {
+            None => false,
+            Some(v) => v.as_bool().ok_or_else(|| Error::InvalidRule {
+                name: spec.name.clone(),
+                message: "params.setting_names must be true or false".into(),
+            })?,
+        };
         Ok(ConfigKeyRead {
             name: spec.name.clone(),
             relation: spec.relation,
             confidence: spec.confidence,
             min_segments,
+            setting_names,
         })
     }
 }
@@ -175,7 +186,10 @@ impl RelationRule for ConfigKeyRead {
                 .string_keys
                 .iter()
                 .filter(|k| k.kind == KeyKind::ConfigKey)
-                .filter(|k| k.text.split('.').count() >= self.min_segments)
+                .filter(|k| {
+                    k.text.split('.').count() >= self.min_segments
+                        || (self.setting_names && is_setting_name(&k.text))
+                })
             {
                 defined
                     .entry(key.text.as_str())

@@ -290,3 +290,32 @@ fn a_test_tests_the_repository_code_it_imports() {
     // Three code files imported (package, cart, payment): each link is weaker than one.
     assert!(edge.confidence < 0.6, "{}", edge.confidence);
 }
+
+#[test]
+fn code_reading_an_environment_setting_binds_to_the_env_file() {
+    let source = MemorySource::from_files([
+        (".env", "DATABASE_URL=postgres://db/shop\nDEBUG=1\n"),
+        (
+            "app/db.py",
+            "import os\n\nURL = os.environ[\"DATABASE_URL\"]\nMODE = \"GET\"\n",
+        ),
+        ("app/other.py", "x = 'DEBUG'\n"),
+    ])
+    .unwrap();
+    let graph = Session::new(source).graph().unwrap();
+    let edge = graph
+        .edge("app/db.py", ".env", Relation::ConfigBinding)
+        .expect("os.environ read binds to .env");
+    assert!(
+        edge.rationale
+            .contains("`DATABASE_URL` (line 3, defined at line 1)"),
+        "{}",
+        edge.rationale
+    );
+    // `DEBUG` has no underscore: too generic to bind on as a single segment.
+    assert!(
+        graph
+            .edge("app/other.py", ".env", Relation::ConfigBinding)
+            .is_none()
+    );
+}
