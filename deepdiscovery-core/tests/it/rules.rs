@@ -230,6 +230,12 @@ fn implementations_link_to_their_interfaces_abcs_traits_and_headers() {
             "include/proj/circle.h",
             "defines what `circle.h` declares",
         ),
+        (
+            "go_app",
+            "internal/store/memory.go",
+            "internal/store/store.go",
+            "`MemoryStore` satisfies the interface `Store` (methods LoadOrder, SaveOrder)",
+        ),
     ];
     for (fixture, from, to, rationale) in cases {
         let graph = crate::support::fixture_graph(fixture);
