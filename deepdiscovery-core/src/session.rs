@@ -147,6 +147,22 @@ impl Session {
         self
     }
 
+    /// Adds rules written as data, in the format of the built-in
+    /// `rules/builtin.toml` (`[[rule]]` tables naming a relation, a confidence, a
+    /// primitive `kind` and its `params`).
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidRule`] naming the rule that does not parse or compile;
+    /// no rule of the text is added then.
+    pub fn with_rule_specs(mut self, text: &str) -> Result<Session> {
+        let rules = crate::rules::parse_specs(text)?
+            .iter()
+            .map(crate::rules::compile)
+            .collect::<Result<Vec<_>>>()?;
+        self.rules.extend(rules);
+        Ok(self)
+    }
+
     /// Whether the built-in implicit-relation rules (`rules/builtin.toml`) apply
     /// (default true); turning them off is the paper's "without implicit relations"
     /// ablation at graph level.

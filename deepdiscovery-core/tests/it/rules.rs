@@ -325,3 +325,40 @@ fn code_reading_an_environment_setting_binds_to_the_env_file() {
             .is_none()
     );
 }
+
+#[test]
+fn callers_add_rules_as_data() {
+    let spec = r#"
+[[rule]]
+name = "house-checks"
+relation = "test_of"
+confidence = 0.7
+kind = "test_naming"
+params.patterns = ["check_{stem}.{ext}"]
+"#;
+
+    let source = MemorySource::from_files([
+        ("lib/parser.py", "def parse():\n    pass\n"),
+        ("tests/check_parser.py", "def check():\n    pass\n"),
+    ])
+    .unwrap();
+    let graph = Session::new(source)
+        .with_rule_specs(spec)
+        .unwrap()
+        .graph()
+        .unwrap();
+    let edge = graph
+        .edge("tests/check_parser.py", "lib/parser.py", Relation::TestOf)
+        .expect("the caller's rule links the check to its subject");
+    assert!(
+        edge.rationale.contains("(rule house-checks)"),
+        "{}",
+        edge.rationale
+    );
+
+    let bad = "[[rule]]\nname = \"x\"\nrelation = \"test_of\"\nconfidence = 0.5\nkind = \"nope\"\n";
+    let err = Session::new(MemorySource::new())
+        .with_rule_specs(bad)
+        .unwrap_err();
+    assert!(err.to_string().contains("invalid rule x"), "{err}");
+}
