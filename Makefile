@@ -7,8 +7,13 @@ DEMO_REPO ?= tests/fixtures/mixed_app
 
 .PHONY: demo test test-rust test-python lint venv
 
+DEMO_TASK ?= Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`
+
 demo:
 	cargo run --release -q -p deepdiscovery-core --example graph -- $(DEMO_REPO)
+	@echo
+	@echo '== Location stage on tests/fixtures/locate_app: $(DEMO_TASK)'
+	cargo run --release -q -p deepdiscovery-core --example locate -- tests/fixtures/locate_app '$(DEMO_TASK)'
 
 test: test-rust test-python
 
