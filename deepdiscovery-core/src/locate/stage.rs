@@ -206,15 +206,10 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
     // A test that matches the task points at what it tests: lend it to the
     // implementation named like it.
     transfer_from_tests(&artifacts, &candidates, &terms, &mut evidence);
-    for &i in &candidates {
+    // Evidence and s_sem changed for candidates and test subjects: score again.
+    for i in 0..n {
         terms[i].rule = noisy_or(evidence[i].iter().map(|e| e.0));
         scores[i] = score::combine(&weights, &terms[i], &config.ablation);
-    }
-    for i in 0..n {
-        if !candidates.contains(&i) && !evidence[i].is_empty() {
-            terms[i].rule = noisy_or(evidence[i].iter().map(|e| e.0));
-            scores[i] = score::combine(&weights, &terms[i], &config.ablation);
-        }
     }
 
     let mut ranked: Vec<ScoredFile> = (0..n)
@@ -296,26 +291,10 @@ fn build_query(text: &str, cues: &[Cue]) -> Query {
     let mut phrases = Vec::new();
     for cue in cues {
         match cue.kind {
-            CueKind::Symbol | CueKind::Exception => symbols.push(cue.text.clone()),
-            CueKind::DottedPath => {
-                if let Some(last) = cue.text.rsplit(['.', ':']).next() {
-                    symbols.push(last.to_string());
-                }
-            }
-            CueKind::StackFrame => {
-                if let Some(f) = &cue.function {
-                    symbols.push(f.rsplit(['.', ':']).next().unwrap_or(f).to_string());
-                }
-            }
-            CueKind::TestId => {
-                if let Some(last) = cue.text.rsplit([':', '#', '.']).next() {
-                    symbols.push(last.to_string());
-                }
-            }
             CueKind::ConfigKey | CueKind::Route | CueKind::CliFlag | CueKind::ErrorMessage => {
                 phrases.push(cue.text.clone())
             }
-            CueKind::Path => {}
+            _ => symbols.extend(cue_name(cue).map(str::to_string)),
         }
     }
     Query::new(text, symbols, phrases)
@@ -567,13 +546,11 @@ fn defining_files(
     by_path: &HashMap<&str, usize>,
 ) -> Vec<usize> {
     let name = match cue.kind {
-        CueKind::Symbol | CueKind::Exception => cue.text.as_str(),
-        CueKind::DottedPath => cue.text.rsplit(['.', ':']).next().unwrap_or(&cue.text),
-        CueKind::StackFrame => match &cue.function {
-            Some(f) => f.rsplit(['.', ':']).next().unwrap_or(f),
-            None => return Vec::new(),
-        },
-        _ => return Vec::new(),
+        CueKind::TestId => None,
+        _ => cue_name(cue),
+    };
+    let Some(name) = name else {
+        return Vec::new();
     };
     let Some(symbol) = query.symbols.iter().position(|s| s == name) else {
         return Vec::new();
@@ -648,13 +625,26 @@ fn role_prior((task_type, confidence): (task_type::TaskType, f32), role: Role) -
     c * sure + (1.0 - c) * default
 }
 
-/// The symbol a cue names, as written in the lexical query.
+/// The identifier a cue asks the lexical pass to find: the symbol itself, the last
+/// segment of a dotted path, a stack frame's function, a test's name.
+fn cue_name(cue: &Cue) -> Option<&str> {
+    let last =
+        |s: &'_ str, separators: &[char]| -> usize { s.rfind(separators).map_or(0, |i| i + 1) };
+    match cue.kind {
+        CueKind::Symbol | CueKind::Exception => Some(cue.text.as_str()),
+        CueKind::DottedPath => Some(&cue.text[last(&cue.text, &['.', ':'])..]),
+        CueKind::StackFrame => cue.function.as_deref().map(|f| &f[last(f, &['.', ':'])..]),
+        CueKind::TestId => Some(&cue.text[last(&cue.text, &[':', '#', '.'])..]),
+        _ => None,
+    }
+}
+
+/// The symbol a cue names (symbols, exceptions and dotted paths, not frames or tests).
 fn cue_symbol(cue: &Cue) -> Option<&str> {
-    Some(match cue.kind {
-        CueKind::Symbol | CueKind::Exception => cue.text.as_str(),
-        CueKind::DottedPath => cue.text.rsplit(['.', ':']).next().unwrap_or(&cue.text),
-        _ => return None,
-    })
+    match cue.kind {
+        CueKind::Symbol | CueKind::Exception | CueKind::DottedPath => cue_name(cue),
+        _ => None,
+    }
 }
 
 /// How rare the symbol of a cue is in the repository, in [0.1, 1]: normalized inverse
