@@ -329,6 +329,20 @@ impl Session {
         crate::locate::locate(self, task, config)
     }
 
+    /// The whole of Algorithm 1 (paper §III): Location, budgeted implementation-path
+    /// recovery (Eq. 7) and metadata-first context construction (Eq. 8), returned as
+    /// a [`ContextPackage`](crate::infer::ContextPackage) that fits the budget.
+    ///
+    /// # Errors
+    /// An invalid configuration, or an error of the source's listing.
+    pub fn discover(
+        &self,
+        task: &crate::task::Task,
+        config: &crate::infer::DiscoverConfig,
+    ) -> Result<crate::infer::ContextPackage> {
+        crate::infer::discover(self, task, config)
+    }
+
     pub(crate) fn read_text(&self, path: &str) -> Option<String> {
         let bytes = self.source.read(path).ok()?;
         Some(String::from_utf8_lossy(&bytes).into_owned())

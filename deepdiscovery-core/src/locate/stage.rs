@@ -123,7 +123,7 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
             sem: sem[i],
             sum: sum[i],
             rule: noisy_or(evidence[i].iter().map(|e| e.0)),
-            prior: role_prior(task_type, artifacts[i].role),
+            prior: task_type::blended_prior(task_type, artifacts[i].role),
         })
         .collect();
     let mut scores: Vec<f32> = terms
@@ -614,15 +614,6 @@ fn stems_in_task(
         }
     }
     matched
-}
-
-/// π(role | q), trusting the task type as far as its classification is confident:
-/// mixed with the prior of the most common type (a bug fix) otherwise.
-fn role_prior((task_type, confidence): (task_type::TaskType, f32), role: Role) -> f32 {
-    let sure = task_type::role_prior(task_type, role);
-    let default = task_type::role_prior(task_type::TaskType::BugFix, role);
-    let c = confidence.clamp(0.0, 1.0);
-    c * sure + (1.0 - c) * default
 }
 
 /// The identifier a cue asks the lexical pass to find: the symbol itself, the last

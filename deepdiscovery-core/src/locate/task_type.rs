@@ -376,6 +376,15 @@ pub fn role_prior(task_type: TaskType, role: Role) -> f32 {
     TABLE[task_type.index()][column]
 }
 
+/// π(role | q) under an uncertain task type: the prior of the classified type,
+/// blended with the bug-fix prior by the classifier's confidence.
+pub fn blended_prior((task_type, confidence): (TaskType, f32), role: Role) -> f32 {
+    let sure = role_prior(task_type, role);
+    let default = role_prior(TaskType::BugFix, role);
+    let c = confidence.clamp(0.0, 1.0);
+    c * sure + (1.0 - c) * default
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,6 +28,9 @@ pub enum Granularity {
     FileCards,
     /// One card per directory that matters, with representative files.
     ModuleCards,
+    /// A flat list of the best-scored paths, whatever the repository's size: the
+    /// non-adaptive summary of the "w/o adaptive compression" ablation.
+    PathList,
 }
 
 /// The compressed repository view.
@@ -73,6 +76,16 @@ pub fn build(
             budget_tokens,
         )
     }
+}
+
+/// The non-adaptive view: the best-scored paths, one per line, within the budget.
+pub fn path_list(artifacts: &[ArtifactInfo], scores: &[f32], budget_tokens: usize) -> RepoView {
+    let cards: Vec<(f32, String)> = artifacts
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (scores[i], a.path.clone()))
+        .collect();
+    render(Granularity::PathList, cards, budget_tokens)
 }
 
 fn file_card(a: &ArtifactInfo, facts: Option<&Arc<Facts>>) -> String {

@@ -1,0 +1,219 @@
+//! The two views of a selected entity (paper Eq. 8 and Figure 1): the metadata card
+//! m(e) and the text view — full text, or the promoted spans when the whole file does
+//! not fit.
+
+use serde::Serialize;
+
+use crate::artifact::{Language, Role};
+use crate::facts::{Definition, Facts};
+use crate::task::estimate_tokens;
+
+/// Key definitions listed on a card.
+const DEFS_PER_CARD: usize = 12;
+/// Imports listed on a card.
+const IMPORTS_PER_CARD: usize = 8;
+/// A promoted span is cut to this many lines.
+const MAX_SPAN_LINES: usize = 80;
+/// Spans promoted per file at most.
+const MAX_SPANS: usize = 4;
+
+/// The metadata view m(e) of one file: enough to know what it is and why it is here
+/// without its text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MetadataCard {
+    /// Repository-relative path.
+    pub path: String,
+    /// Artifact role.
+    pub role: Role,
+    /// Language.
+    pub language: Language,
+    /// Size in lines.
+    pub lines: usize,
+    /// Key definitions: their signature lines with line numbers (`L12 def f(x):`),
+    /// those that match the task first.
+    pub definitions: Vec<String>,
+    /// Definitions not listed.
+    pub more_definitions: usize,
+    /// Import targets, in source order.
+    pub imports: Vec<String>,
+    /// The doc summary (module docstring or header comment).
+    pub summary: Option<String>,
+}
+
+impl MetadataCard {
+    /// Builds the card of a file from its facts. `relevant` says which definition
+    /// names the task points at (listed first).
+    pub fn new(
+        path: &str,
+        role: Role,
+        language: Language,
+        lines: usize,
+        facts: Option<&Facts>,
+        relevant: &dyn Fn(&str) -> bool,
+    ) -> MetadataCard {
+        let mut card = MetadataCard {
+            path: path.to_string(),
+            role,
+            language,
+            lines,
+            definitions: Vec::new(),
+            more_definitions: 0,
+            imports: Vec::new(),
+            summary: None,
+        };
+        let Some(facts) = facts else {
+            return card;
+        };
+        let mut defs: Vec<&Definition> = facts.definitions.iter().collect();
+        // Task-relevant names first, then source order; stable.
+        defs.sort_by_key(|d| (!relevant(&d.name), d.span.start));
+        card.definitions = defs
+            .iter()
+            .take(DEFS_PER_CARD)
+            .map(|d| format!("L{} {}", d.span.start, d.signature))
+            .collect();
+        card.more_definitions = defs.len().saturating_sub(DEFS_PER_CARD);
+        card.imports = facts
+            .imports
+            .iter()
+            .filter(|i| !i.system)
+            .map(|i| i.target.clone())
+            .take(IMPORTS_PER_CARD)
+            .collect();
+        card.summary = facts.doc.clone();
+        card
+    }
+
+    /// The card as Markdown lines (without the heading).
+    pub fn render(&self) -> String {
+        let mut out = format!(
+            "- {} · {} · {} lines\n",
+            self.role, self.language, self.lines
+        );
+        if let Some(summary) = &self.summary {
+            out.push_str(&format!("- summary: {summary}\n"));
+        }
+        if !self.definitions.is_empty() {
+            out.push_str("- defines:\n");
+            for d in &self.definitions {
+                out.push_str(&format!("  - `{d}`\n"));
+            }
+            if self.more_definitions > 0 {
+                out.push_str(&format!("  - … {} more\n", self.more_definitions));
+            }
+        }
+        if !self.imports.is_empty() {
+            out.push_str(&format!("- imports: {}\n", self.imports.join(", ")));
+        }
+        out
+    }
+
+    /// Estimated tokens of the rendered card.
+    pub fn tokens(&self) -> usize {
+        estimate_tokens(&self.render())
+    }
+}
+
+/// A span of a file's text carried in the package.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TextSpan {
+    /// First line (1-based).
+    pub start: u32,
+    /// Last line (1-based, inclusive).
+    pub end: u32,
+    /// What the span is (`def parse_header` or `whole file`).
+    pub label: String,
+    /// The lines.
+    pub text: String,
+}
+
+/// The definitions worth showing in full: those the task points at, then those the
+/// recovered path goes through, at most [`MAX_SPANS`], each cut to
+/// [`MAX_SPAN_LINES`] lines. Returns nothing when no definition is relevant.
+pub fn promoted_spans(
+    text: &str,
+    facts: Option<&Facts>,
+    relevant: &dyn Fn(&str) -> bool,
+) -> Vec<TextSpan> {
+    let Some(facts) = facts else {
+        return Vec::new();
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let mut chosen: Vec<&Definition> = facts
+        .definitions
+        .iter()
+        .filter(|d| relevant(&d.name))
+        .collect();
+    // Outer definitions contain inner ones: keep the innermost relevant spans when
+    // nested, so one large class does not swallow the budget.
+    chosen.sort_by_key(|d| (d.span.end - d.span.start, d.span.start));
+    let mut spans: Vec<TextSpan> = Vec::new();
+    for d in chosen {
+        if spans.len() == MAX_SPANS {
+            break;
+        }
+        if spans
+            .iter()
+            .any(|s| s.start <= d.span.end && d.span.start <= s.end)
+        {
+            continue;
+        }
+        let start = d.span.start.max(1);
+        let end = d
+            .span
+            .end
+            .max(start)
+            .min(start + MAX_SPAN_LINES as u32 - 1)
+            .min(lines.len() as u32);
+        if end < start {
+            continue;
+        }
+        let body = lines[start as usize - 1..end as usize].join("\n");
+        let cut = if end < d.span.end { " (cut)" } else { "" };
+        spans.push(TextSpan {
+            start,
+            end,
+            label: format!("{}{cut}", d.signature),
+            text: body,
+        });
+    }
+    spans.sort_by_key(|s| s.start);
+    spans
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts;
+
+    const CODE: &str = "\"\"\"Payment gateways.\"\"\"\nimport json\nfrom shop import cart\n\n\nclass Gateway:\n    def charge(self, amount):\n        return amount\n\n    def refund(self, amount):\n        return -amount\n\n\ndef helper():\n    pass\n";
+
+    #[test]
+    fn a_card_lists_relevant_definitions_first_with_their_lines() {
+        let f = facts::extract(Language::Python, "pay.py", CODE);
+        let card = MetadataCard::new(
+            "pay.py",
+            Role::Source,
+            Language::Python,
+            15,
+            Some(&f),
+            &|n| n == "refund",
+        );
+        assert_eq!(card.definitions[0], "L10 def refund(self, amount):");
+        assert_eq!(card.summary.as_deref(), Some("Payment gateways."));
+        assert_eq!(card.imports, vec!["json", "shop"]);
+        let text = card.render();
+        assert!(text.contains("- defines:"), "{text}");
+        assert_eq!(card.tokens(), estimate_tokens(&text));
+    }
+
+    #[test]
+    fn spans_keep_the_innermost_relevant_definitions() {
+        let f = facts::extract(Language::Python, "pay.py", CODE);
+        let spans = promoted_spans(CODE, Some(&f), &|n| n == "refund" || n == "Gateway");
+        assert_eq!(spans.len(), 1, "{spans:?}");
+        assert_eq!((spans[0].start, spans[0].end), (10, 11));
+        assert!(spans[0].text.contains("return -amount"));
+        assert!(promoted_spans(CODE, Some(&f), &|_| false).is_empty());
+    }
+}

@@ -1,0 +1,648 @@
+//! Algorithm 1 end to end: Location, path recovery, clustering and re-ranking, then
+//! metadata-first construction of the package within Γ_max (lines 13–17).
+
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::DiscoverConfig;
+use super::card::{MetadataCard, promoted_spans};
+use super::expand::{self, ExpandInput, Expansion, Selected, Via};
+use super::package::{
+    AnchorEntry, BudgetReport, ContextPackage, FileView, Hop, PackageFile, PackageRelation,
+    RankedFile, SCHEMA_VERSION, Skipped, StageCost, file_tokens,
+};
+use super::promote::PromotionFeatures;
+use crate::Result;
+use crate::artifact::{Language, Role};
+use crate::facts::Facts;
+use crate::graph::{RelationFamily, RepoGraph};
+use crate::locate::{Location, task_type, view};
+use crate::session::{ArtifactInfo, Session};
+use crate::task::{Task, estimate_tokens};
+
+/// Anchors ranked beyond this many may be filtered out when weak and unconnected.
+const FILTER_KEEP: usize = 3;
+/// An unconnected anchor below this normalized Location score is filtered out.
+const FILTER_MIN_LOCATION: f32 = 0.3;
+/// Each supporting link raises a file's final score by this share of its strength.
+const SUPPORT_SHARE: f32 = 0.25;
+/// A promoted file gets its full text only when it takes at most this share of the
+/// tokens still free.
+const FULL_TEXT_SHARE: f32 = 0.5;
+/// Relations listed in the package at most.
+const MAX_RELATIONS: usize = 200;
+
+pub(super) fn run(
+    session: &Session,
+    task: &Task,
+    config: &DiscoverConfig,
+) -> Result<ContextPackage> {
+    let started = Instant::now();
+    let mut location = session.locate(task, &config.locate())?;
+    let location_ms = ms(started);
+
+    let t = Instant::now();
+    let graph = session.graph()?;
+    let artifacts: HashMap<String, ArtifactInfo> = session
+        .artifacts()?
+        .into_iter()
+        .map(|a| (a.path.clone(), a))
+        .collect();
+    let graph_ms = ms(t);
+
+    if config.ablation.no_compression {
+        // A flat, non-adaptive path list in place of the adaptive view.
+        let listed: Vec<ArtifactInfo> = location
+            .ranked
+            .iter()
+            .filter_map(|r| artifacts.get(&r.path).cloned())
+            .collect();
+        let scores: Vec<f32> = location.ranked.iter().map(|r| r.score).collect();
+        location.view = view::path_list(&listed, &scores, config.budget.location_tokens());
+    }
+
+    // Normalized Location scores: Score_loc / best Score_loc.
+    let top = location.ranked.first().map_or(1.0, |r| r.score).max(1e-6);
+    let normalized: HashMap<String, f32> = location
+        .ranked
+        .iter()
+        .map(|r| (r.path.clone(), (r.score / top).clamp(0.0, 1.0)))
+        .collect();
+    let ranked_paths: Vec<String> = location.ranked.iter().map(|r| r.path.clone()).collect();
+    let relevant = TaskWords::new(task, &location);
+
+    let t = Instant::now();
+    let cards = CardCache::new(session, &artifacts, &relevant);
+    let card_tokens = |path: &str| cards.tokens(path);
+    let prior = |role: Role| task_type::blended_prior(location.task_type, role);
+    let budget = config.budget;
+    let input = ExpandInput {
+        graph: &graph,
+        anchors: location
+            .anchors
+            .iter()
+            .map(|a| {
+                (
+                    a.path.clone(),
+                    normalized.get(&a.path).copied().unwrap_or(0.0),
+                )
+            })
+            .collect(),
+        location: &normalized,
+        ranked: &ranked_paths,
+        card_tokens: &card_tokens,
+        prior: &prior,
+        tau: config.tau,
+        max_steps: budget.max_steps,
+        max_tokens: budget.max_tokens - budget.location_tokens(),
+        implicit: !config.ablation.no_implicit,
+        enabled: !config.ablation.location_only,
+    };
+    let expansion = expand::expand(&input);
+    let expansion_ms = ms(t);
+
+    let t = Instant::now();
+    let (ordered, filtered) = if config.ablation.location_only {
+        (
+            expansion
+                .selected
+                .iter()
+                .map(|s| (s.clone(), s.location))
+                .collect(),
+            Vec::new(),
+        )
+    } else {
+        rerank(&expansion)
+    };
+    let mut package = ContextPackage {
+        schema_version: SCHEMA_VERSION,
+        library_version: crate::VERSION.to_string(),
+        task: task.text.clone(),
+        task_type: location.task_type.0,
+        task_type_confidence: location.task_type.1,
+        environment: location.environment.clone(),
+        files: Vec::new(),
+        anchors: location
+            .anchors
+            .iter()
+            .map(|a| AnchorEntry {
+                path: a.path.clone(),
+                score: a.score,
+                signals: a.signals.clone(),
+            })
+            .collect(),
+        relations: Vec::new(),
+        repository_view: location.view.clone(),
+        ranked_files: Vec::new(),
+        skipped: Skipped {
+            unreadable: session.stats().skipped,
+            over_budget: Vec::new(),
+            filtered,
+        },
+        budget: BudgetReport {
+            max_tokens: budget.max_tokens,
+            used_tokens: 0,
+            location_tokens: budget.location_tokens(),
+            max_steps: budget.max_steps,
+            steps: expansion.steps,
+            stop: expansion.stop,
+            files_read: location.cost.files_read,
+            files_parsed: location.cost.files_parsed,
+            stages: Vec::new(),
+        },
+        notes: location.notes.clone(),
+    };
+    package.ranked_files = ranked_files(&ordered, &location, &normalized);
+    let by_path: HashMap<&str, &Selected> = expansion
+        .selected
+        .iter()
+        .map(|s| (s.path.as_str(), s))
+        .collect();
+    let candidates: Vec<PackageFile> = ordered
+        .iter()
+        .map(|(s, score)| {
+            build_file(
+                session,
+                &cards,
+                &artifacts,
+                &by_path,
+                s,
+                *score,
+                prior(s.role),
+            )
+        })
+        .collect();
+    fit_to_budget(&mut package, candidates, &graph, config, &cards, session);
+    if session.language_model().is_some() {
+        package.notes.push(
+            "a language model is configured, but Eq. 8's constrained judgment is not used yet: promotion is symbolic".to_string(),
+        );
+    }
+    package.budget.stages = vec![
+        StageCost {
+            stage: "location".into(),
+            millis: location_ms,
+        },
+        StageCost {
+            stage: "graph".into(),
+            millis: graph_ms,
+        },
+        StageCost {
+            stage: "expansion".into(),
+            millis: expansion_ms,
+        },
+        StageCost {
+            stage: "construction".into(),
+            millis: ms(t),
+        },
+    ];
+    Ok(package)
+}
+
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1e3
+}
+
+/// Cluster, filter and re-rank (paper §III.D, last step): a file's final score is its
+/// weight raised by the links that support it from the rest of the context; weak
+/// anchors that nothing connects are filtered out.
+fn rerank(expansion: &Expansion) -> (Vec<(Selected, f32)>, Vec<String>) {
+    let weight: HashMap<&str, f32> = expansion
+        .selected
+        .iter()
+        .map(|s| (s.path.as_str(), s.weight))
+        .collect();
+    // Files each file was a stepping stone to.
+    let mut reached_from: HashMap<&str, usize> = HashMap::new();
+    let mut cluster_size: HashMap<usize, usize> = HashMap::new();
+    for s in &expansion.selected {
+        if let Some(link) = &s.reached {
+            *reached_from.entry(link.from.as_str()).or_default() += 1;
+        }
+        *cluster_size.entry(s.cluster).or_default() += 1;
+    }
+    let mut kept = Vec::new();
+    let mut filtered = Vec::new();
+    for (rank, s) in expansion.selected.iter().enumerate() {
+        let connected = !s.support.is_empty()
+            || reached_from.contains_key(s.path.as_str())
+            || cluster_size.get(&s.cluster).copied().unwrap_or(1) > 1;
+        if s.anchor && rank >= FILTER_KEEP && s.location < FILTER_MIN_LOCATION && !connected {
+            filtered.push(s.path.clone());
+            continue;
+        }
+        let miss = s
+            .support
+            .iter()
+            .filter(|l| Some(*l) != s.reached.as_ref())
+            .fold(1.0 - s.weight, |acc, l| {
+                let w = weight.get(l.from.as_str()).copied().unwrap_or(0.0);
+                acc * (1.0 - SUPPORT_SHARE * l.confidence * w)
+            });
+        kept.push((s.clone(), (1.0 - miss).clamp(0.0, 1.0)));
+    }
+    kept.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.path.cmp(&b.0.path)));
+    (kept, filtered)
+}
+
+/// Every considered file: the selected ones in final order, then the rest of the
+/// Location ranking.
+fn ranked_files(
+    ordered: &[(Selected, f32)],
+    location: &Location,
+    normalized: &HashMap<String, f32>,
+) -> Vec<RankedFile> {
+    let chosen: HashSet<&str> = ordered.iter().map(|(s, _)| s.path.as_str()).collect();
+    let mut out: Vec<RankedFile> = ordered
+        .iter()
+        .map(|(s, score)| RankedFile {
+            path: s.path.clone(),
+            score: *score,
+            selected: true,
+        })
+        .collect();
+    out.extend(
+        location
+            .ranked
+            .iter()
+            .filter(|r| !chosen.contains(r.path.as_str()))
+            .map(|r| RankedFile {
+                path: r.path.clone(),
+                score: normalized.get(&r.path).copied().unwrap_or(0.0),
+                selected: false,
+            }),
+    );
+    out
+}
+
+/// One file of the package with its Eq. 8 features; its view is the metadata card
+/// until the budget pass decides.
+fn build_file(
+    session: &Session,
+    cards: &CardCache<'_>,
+    artifacts: &HashMap<String, ArtifactInfo>,
+    by_path: &HashMap<&str, &Selected>,
+    s: &Selected,
+    score: f32,
+    role_prior: f32,
+) -> PackageFile {
+    let mut card = cards.card(&s.path);
+    if let Some(text) = session.read_text(&s.path) {
+        card.lines = text.lines().count();
+    }
+    let language = artifacts
+        .get(&s.path)
+        .map_or(Language::Unknown, |a| a.language);
+    let size = artifacts.get(&s.path).map_or(0, |a| a.size as usize);
+    let path_from_anchor = trace(s, by_path);
+    let anchor_of_cluster = path_from_anchor
+        .first()
+        .map_or_else(|| s.path.clone(), |h| h.from.clone());
+    let path_confidence = if s.anchor {
+        s.location
+    } else {
+        path_from_anchor
+            .iter()
+            .map(|h| h.confidence)
+            .product::<f32>()
+            .max(s.weight)
+    };
+    let mut supporters: BTreeSet<String> = BTreeSet::new();
+    for link in &s.support {
+        if let Some(from) = by_path.get(link.from.as_str())
+            && from.anchor
+        {
+            supporters.insert(format!("anchor {}", from.path));
+        }
+        if let Via::Edge { relation, .. } = link.via {
+            supporters.insert(format!("{relation:?}"));
+        }
+    }
+    let features = PromotionFeatures::new(
+        score,
+        role_prior,
+        path_confidence,
+        supporters.len(),
+        card.tokens(),
+        size.div_ceil(4),
+        card.definitions.len() + card.more_definitions,
+    );
+    PackageFile {
+        path: s.path.clone(),
+        score,
+        role: s.role,
+        language,
+        anchor: s.anchor,
+        anchor_of_cluster,
+        rationale: rationale(s, &path_from_anchor),
+        path_from_anchor,
+        priority: s.priority,
+        promotion_score: features.score(),
+        promotion: features,
+        view: FileView::Metadata { card },
+        tokens: 0,
+    }
+}
+
+/// The hops from an anchor to `s`, following the links that reached each file.
+fn trace(s: &Selected, by_path: &HashMap<&str, &Selected>) -> Vec<Hop> {
+    let mut hops = Vec::new();
+    let mut current = s;
+    let mut seen = HashSet::new();
+    while let Some(link) = &current.reached {
+        if !seen.insert(current.path.as_str()) {
+            break;
+        }
+        hops.push(Hop {
+            from: link.from.clone(),
+            to: current.path.clone(),
+            via: link.via,
+            confidence: link.confidence,
+            rationale: link.rationale.clone(),
+        });
+        match by_path.get(link.from.as_str()) {
+            Some(parent) => current = parent,
+            None => break,
+        }
+    }
+    hops.reverse();
+    hops
+}
+
+/// Why a file is in the package, in a few lines a person can read.
+fn rationale(s: &Selected, hops: &[Hop]) -> Vec<String> {
+    let mut out = Vec::new();
+    if s.anchor {
+        out.push(format!(
+            "anchor: Location score {:.2} of the best (Eq. 6)",
+            s.location
+        ));
+    }
+    for hop in hops {
+        out.push(format!(
+            "reached: {} ({})",
+            describe_link(hop.via, &hop.from, &hop.to),
+            hop.rationale
+        ));
+    }
+    if let Some(p) = s.priority {
+        out.push(format!(
+            "added at step {} with priority {:.2} = gain {:.2} (relevance {:.2}, bridge {:.1}, new role {:.2}) / cost {:.2}",
+            s.step, p.value, p.gain, p.relevance, p.bridge, p.new_role, p.cost
+        ));
+    }
+    let others: Vec<String> = s
+        .support
+        .iter()
+        .filter(|l| Some(*l) != s.reached.as_ref())
+        .take(3)
+        .map(|l| describe_link(l.via, &l.from, &s.path))
+        .collect();
+    if !others.is_empty() {
+        out.push(format!("also linked: {}", others.join("; ")));
+    }
+    out
+}
+
+/// A link written as the relation it follows: `a.py —imports→ b.py`, whichever end
+/// the expansion came from.
+fn describe_link(via: Via, from: &str, to: &str) -> String {
+    match via {
+        Via::Edge { relation, forward } => {
+            let name = super::package::relation_name(relation);
+            let (a, b) = if forward { (from, to) } else { (to, from) };
+            format!("`{a}` —{name}→ `{b}`")
+        }
+        Via::LocalSearch => format!("`{to}` matches the task beside `{from}`"),
+    }
+}
+
+/// Eq. 8 and the budget: walks the files in rank order, promoting those with u ≥ κ
+/// (or every file without metadata-first) to full text or spans while they fit, and
+/// leaves out what does not fit at all. The rendered Markdown never exceeds Γ_max.
+fn fit_to_budget(
+    package: &mut ContextPackage,
+    candidates: Vec<PackageFile>,
+    graph: &RepoGraph,
+    config: &DiscoverConfig,
+    cards: &CardCache<'_>,
+    session: &Session,
+) {
+    let max = config.budget.max_tokens;
+    // The view is capped at Γ_loc already; the head also carries the task excerpt.
+    let head = estimate_tokens(&package.render_head());
+    if head > max {
+        package.repository_view.text.clear();
+        package.repository_view.tokens = 0;
+    }
+    let head = estimate_tokens(&package.render_head());
+    // Room for the relations and the tail.
+    let reserve = (max / 20).max(32);
+    let mut used = head + reserve;
+    for mut file in candidates {
+        let rank = package.files.len() + 1;
+        let promote = config.ablation.no_metadata_first || file.promotion_score >= config.kappa;
+        file.tokens = file_tokens(rank, &file);
+        if used + file.tokens > max {
+            package.skipped.over_budget.push(file.path);
+            continue;
+        }
+        if promote && let Some(text) = session.read_text(&file.path) {
+            let card = file.view.card().clone();
+            let card = MetadataCard {
+                lines: text.lines().count(),
+                ..card
+            };
+            let free = max - used;
+            let full = PackageFile {
+                view: FileView::FullText {
+                    card: card.clone(),
+                    text: text.clone(),
+                },
+                ..file.clone()
+            };
+            let full_tokens = file_tokens(rank, &full);
+            let share = if config.ablation.no_metadata_first {
+                1.0
+            } else {
+                FULL_TEXT_SHARE
+            };
+            if full_tokens as f32 <= share * free as f32 {
+                file = full;
+                file.tokens = full_tokens;
+            } else {
+                let facts = cards.facts(&file.path);
+                let spans = promoted_spans(&text, facts.as_deref(), &|n| cards.relevant(n));
+                if !spans.is_empty() {
+                    let spanned = PackageFile {
+                        view: FileView::Spans { card, spans },
+                        ..file.clone()
+                    };
+                    let tokens = file_tokens(rank, &spanned);
+                    if tokens as f32 <= share * free as f32 {
+                        file = spanned;
+                        file.tokens = tokens;
+                    }
+                }
+            }
+        }
+        used += file.tokens;
+        package.files.push(file);
+    }
+    package.relations = relations_among(&package.files, graph, config.ablation.no_implicit);
+    // The guarantee: drop relations, then the last files, until the rendering fits.
+    loop {
+        let tokens = estimate_tokens(&package.to_markdown());
+        package.budget.used_tokens = tokens;
+        if tokens <= max {
+            break;
+        }
+        if package.relations.len() > 8 {
+            let keep = package.relations.len() / 2;
+            package.relations.truncate(keep);
+        } else if let Some(last) = package.files.pop() {
+            package.skipped.over_budget.insert(0, last.path);
+            package.relations = relations_among(&package.files, graph, config.ablation.no_implicit);
+            package.relations.truncate(8);
+        } else {
+            package.relations.clear();
+            package.repository_view.text.clear();
+            package.repository_view.tokens = 0;
+            package.task = package.task.chars().take(200).collect();
+            if estimate_tokens(&package.to_markdown()) > max {
+                package.task.clear();
+            }
+            package.budget.used_tokens = estimate_tokens(&package.to_markdown());
+            break;
+        }
+    }
+}
+
+/// Relations among the selected files (organizational ones left out: every file of a
+/// directory is a SameDir of every other), strongest first, at most [`MAX_RELATIONS`].
+fn relations_among(
+    files: &[PackageFile],
+    graph: &RepoGraph,
+    no_implicit: bool,
+) -> Vec<PackageRelation> {
+    let chosen: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let mut out: Vec<PackageRelation> = files
+        .iter()
+        .flat_map(|f| graph.edges_from(&f.path))
+        .filter(|e| {
+            chosen.contains(e.to)
+                && e.from != e.to
+                && e.relation.family() != RelationFamily::Organizational
+                && !(no_implicit && e.relation.family() == RelationFamily::Implicit)
+        })
+        .map(|e| PackageRelation {
+            from: e.from.to_string(),
+            to: e.to.to_string(),
+            relation: e.relation,
+            confidence: e.confidence,
+            rationale: e.rationale.to_string(),
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.confidence
+            .total_cmp(&a.confidence)
+            .then_with(|| (&a.from, &a.to, a.relation).cmp(&(&b.from, &b.to, b.relation)))
+    });
+    out.truncate(MAX_RELATIONS);
+    out
+}
+
+/// Which definition names the task points at: its symbols and words, lower-cased.
+struct TaskWords {
+    words: HashSet<String>,
+}
+
+impl TaskWords {
+    fn new(task: &Task, location: &Location) -> TaskWords {
+        let mut words: HashSet<String> = task
+            .text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| w.len() >= 3)
+            .map(str::to_lowercase)
+            .collect();
+        for r in &location.cues {
+            let last = r
+                .cue
+                .text
+                .rsplit(['.', ':', '/', '#'])
+                .next()
+                .unwrap_or(&r.cue.text);
+            words.insert(last.to_lowercase());
+            if let Some(f) = &r.cue.function {
+                words.insert(f.rsplit(['.', ':']).next().unwrap_or(f).to_lowercase());
+            }
+        }
+        for s in &task.hints.symbols {
+            words.insert(s.to_lowercase());
+        }
+        TaskWords { words }
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.words.contains(&name.to_lowercase())
+    }
+}
+
+/// Metadata cards computed once per file per query.
+struct CardCache<'a> {
+    session: &'a Session,
+    artifacts: &'a HashMap<String, ArtifactInfo>,
+    words: &'a TaskWords,
+    cards: RefCell<HashMap<String, MetadataCard>>,
+}
+
+impl<'a> CardCache<'a> {
+    fn new(
+        session: &'a Session,
+        artifacts: &'a HashMap<String, ArtifactInfo>,
+        words: &'a TaskWords,
+    ) -> CardCache<'a> {
+        CardCache {
+            session,
+            artifacts,
+            words,
+            cards: RefCell::new(HashMap::new()),
+        }
+    }
+
+    fn relevant(&self, name: &str) -> bool {
+        self.words.contains(name)
+    }
+
+    fn facts(&self, path: &str) -> Option<Arc<Facts>> {
+        self.session.facts(path).ok()
+    }
+
+    fn card(&self, path: &str) -> MetadataCard {
+        if let Some(card) = self.cards.borrow().get(path) {
+            return card.clone();
+        }
+        let (role, language, size) = self
+            .artifacts
+            .get(path)
+            .map_or((Role::Other, Language::Unknown, 0), |a| {
+                (a.role, a.language, a.size)
+            });
+        let facts = self.facts(path);
+        // Lines are estimated from the size until the text is read (promotion).
+        let lines = (size as usize).div_ceil(40);
+        let card = MetadataCard::new(path, role, language, lines, facts.as_deref(), &|n| {
+            self.relevant(n)
+        });
+        self.cards
+            .borrow_mut()
+            .insert(path.to_string(), card.clone());
+        card
+    }
+
+    fn tokens(&self, path: &str) -> usize {
+        self.card(path).tokens()
+    }
+}

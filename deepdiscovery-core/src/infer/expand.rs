@@ -1,0 +1,574 @@
+//! Budgeted implementation-path recovery (paper Eq. 7, Algorithm 1 lines 3–12).
+//!
+//! The context starts as the anchors Ĥ. Each candidate action follows one relation
+//! edge (explicit, implicit or organizational, in either direction) or one local
+//! lexical-search hit from a file in the context to a file outside it. Actions are
+//! ranked by `Priority(d) = Gain(d) / Cost(d)`; the best is taken while budget
+//! remains and its priority is at least τ, and expansion stops early after two
+//! consecutive actions that add neither a new artifact role nor a bridge.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::Serialize;
+
+use crate::artifact::Role;
+use crate::graph::{Relation, RelationFamily, RepoGraph};
+use crate::resolve::parent_dir;
+
+/// Links below this confidence are followed only when a semantic cue (the target
+/// matches the task lexically) or an organizational one (same directory or build
+/// module as the file it is reached from) supports them (paper §III.B).
+pub const LOW_CONFIDENCE: f32 = 0.5;
+/// Share of an edge's confidence (times the source's weight) that counts as
+/// relevance of the file it reaches.
+const STRUCTURAL_SHARE: f32 = 0.5;
+/// Gain weights: relevance, bridge, new role (they sum to 1 so Gain is in [0, 1]).
+const GAIN_RELEVANCE: f32 = 0.6;
+const GAIN_BRIDGE: f32 = 0.25;
+const GAIN_ROLE: f32 = 0.15;
+/// Cost is clamped to this range (1 is an action of average size).
+const COST_RANGE: (f32, f32) = (0.25, 4.0);
+/// Local search looks at this many of the best Location candidates per anchor.
+const LOCAL_SEARCH_DEPTH: usize = 4;
+/// Expansion stops after this many consecutive actions without a new role or bridge.
+const PATIENCE: usize = 2;
+
+/// What an action follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Via {
+    /// A relation edge of the graph; `forward` when it leaves the context file.
+    Edge {
+        /// The relation kind.
+        relation: Relation,
+        /// True when the edge goes from the context file to the new one.
+        forward: bool,
+    },
+    /// A local lexical search: a file near the context that matches the task.
+    LocalSearch,
+}
+
+/// The aspects of an implementation path the expansion tries to cover (the paper's
+/// "artifact roles such as configuration, registration, tests, or
+/// interface-to-implementation links").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Aspect {
+    /// Implementation code.
+    Source,
+    /// Tests.
+    Test,
+    /// Configuration and what binds to it.
+    Config,
+    /// Registration sites and registries.
+    Registration,
+    /// Dependency-injection wiring.
+    Injection,
+    /// Event emitters and handlers.
+    Event,
+    /// Interfaces and their implementations.
+    Interface,
+    /// Build manifests.
+    Build,
+    /// Documentation.
+    Docs,
+    /// Schemas.
+    Schema,
+    /// Anything else.
+    Other,
+}
+
+impl Aspect {
+    /// The aspect a file adds when reached through `via`.
+    pub fn of(role: Role, via: Option<Via>) -> Aspect {
+        if let Some(Via::Edge { relation, .. }) = via {
+            match relation {
+                Relation::ConfigBinding => return Aspect::Config,
+                Relation::Registration => return Aspect::Registration,
+                Relation::Injection => return Aspect::Injection,
+                Relation::EventBinding => return Aspect::Event,
+                Relation::TestOf => return Aspect::Test,
+                Relation::InterfaceImpl | Relation::Implements => return Aspect::Interface,
+                _ => {}
+            }
+        }
+        match role {
+            Role::Source | Role::Script => Aspect::Source,
+            Role::Test => Aspect::Test,
+            Role::Config => Aspect::Config,
+            Role::Build => Aspect::Build,
+            Role::Docs => Aspect::Docs,
+            Role::Schema => Aspect::Schema,
+            _ => Aspect::Other,
+        }
+    }
+}
+
+/// One link from a file in the context to a file outside it (or between two context
+/// files, kept for bridges and support).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Link {
+    /// The context file the link starts from.
+    pub from: String,
+    /// What it follows.
+    pub via: Via,
+    /// Confidence of the edge (or normalized lexical score for local search).
+    pub confidence: f32,
+    /// The edge's rationale.
+    pub rationale: String,
+}
+
+/// The parts of one action's priority, for the rationale.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Priority {
+    /// Relevance of the reached file: noisy-or of its Location score and the
+    /// structural evidence of its links.
+    pub relevance: f32,
+    /// 1 when the file connects separate clusters of the context, 0.5 when it links
+    /// two context files of one cluster, else 0.
+    pub bridge: f32,
+    /// The role prior of a still-missing aspect the file adds, else 0.
+    pub new_role: f32,
+    /// Gain = 0.6·relevance + 0.25·bridge + 0.15·new_role.
+    pub gain: f32,
+    /// Normalized cost (1 = an action of average size).
+    pub cost: f32,
+    /// Gain / Cost.
+    pub value: f32,
+}
+
+/// One file of the recovered context.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Selected {
+    /// Repository-relative path.
+    pub path: String,
+    /// Artifact role.
+    pub role: Role,
+    /// Normalized Location score (Score_loc / best Score_loc), 0 when unscored.
+    pub location: f32,
+    /// Weight in the context: the Location score for anchors, the relevance of the
+    /// action that reached it otherwise.
+    pub weight: f32,
+    /// True for anchors.
+    pub anchor: bool,
+    /// The expansion step that added it (0 for anchors).
+    pub step: usize,
+    /// The link it was reached by (the best of them), none for anchors.
+    pub reached: Option<Link>,
+    /// Every link from other context files to it.
+    pub support: Vec<Link>,
+    /// The priority of the action that added it.
+    pub priority: Option<Priority>,
+    /// Cluster id: the anchor it grew from (clusters merge through bridges).
+    pub cluster: usize,
+}
+
+/// Why expansion stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// No candidate action was left.
+    NoCandidates,
+    /// The best action's priority was below τ.
+    BelowThreshold,
+    /// Two consecutive actions added neither a new role nor a bridge.
+    NoNewCoverage,
+    /// The step budget was spent.
+    StepBudget,
+    /// The token budget was spent.
+    TokenBudget,
+    /// Expansion was switched off (Location-only ablation).
+    Disabled,
+}
+
+/// What expansion produced.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Expansion {
+    /// The context: anchors first, then files in the order they were added.
+    pub selected: Vec<Selected>,
+    /// Actions taken.
+    pub steps: usize,
+    /// Estimated tokens of the selected files' cards.
+    pub tokens: usize,
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// Priority of the best action not taken (when it stopped on the threshold).
+    pub best_rejected: Option<f32>,
+}
+
+/// Inputs of the expansion.
+pub struct ExpandInput<'a> {
+    /// The repository graph.
+    pub graph: &'a RepoGraph,
+    /// Anchors (path, normalized Location score), best first.
+    pub anchors: Vec<(String, f32)>,
+    /// Normalized Location score of every scored file.
+    pub location: &'a HashMap<String, f32>,
+    /// Location's ranking (paths, best first), for local search.
+    pub ranked: &'a [String],
+    /// Estimated tokens of a file's metadata card.
+    pub card_tokens: &'a dyn Fn(&str) -> usize,
+    /// The role prior π(role | q).
+    pub prior: &'a dyn Fn(Role) -> f32,
+    /// τ.
+    pub tau: f32,
+    /// Step budget.
+    pub max_steps: usize,
+    /// Token budget of the Inference stage (Γ_max − Γ_loc).
+    pub max_tokens: usize,
+    /// Follow implicit relations (off for the "w/o implicit relations" ablation).
+    pub implicit: bool,
+    /// Expand at all (off for the Location-only ablation).
+    pub enabled: bool,
+}
+
+/// Runs Algorithm 1, lines 3–12.
+pub fn expand(input: &ExpandInput<'_>) -> Expansion {
+    let graph = input.graph;
+    let mut selected: Vec<Selected> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut covered: BTreeSet<Aspect> = BTreeSet::new();
+    let mut tokens = 0usize;
+    for (path, score) in &input.anchors {
+        if index.contains_key(path) {
+            continue;
+        }
+        let role = graph.node(path).map_or(Role::Other, |n| n.role);
+        covered.insert(Aspect::of(role, None));
+        tokens += (input.card_tokens)(path);
+        index.insert(path.clone(), selected.len());
+        selected.push(Selected {
+            path: path.clone(),
+            role,
+            location: *score,
+            weight: *score,
+            anchor: true,
+            step: 0,
+            reached: None,
+            support: Vec::new(),
+            priority: None,
+            cluster: selected.len(),
+        });
+    }
+    let mut clusters = UnionFind::new(selected.len());
+    if !input.enabled {
+        return Expansion {
+            selected,
+            steps: 0,
+            tokens,
+            stop: StopReason::Disabled,
+            best_rejected: None,
+        };
+    }
+
+    // The frontier: every file linked from the context, with its links (ordered map
+    // for deterministic ties).
+    let mut frontier: BTreeMap<String, Vec<Link>> = BTreeMap::new();
+    for i in 0..selected.len() {
+        add_links(input, &selected[i], &index, &mut frontier);
+    }
+    // Links among anchors are support too (bridges between anchors).
+    link_context(input, &mut selected, &index, &mut clusters);
+
+    let average_tokens = (input.max_tokens / input.max_steps.max(1)).max(1) as f32;
+    let mut steps = 0usize;
+    let mut idle = 0usize;
+    let stop;
+    let mut best_rejected = None;
+    loop {
+        if steps >= input.max_steps {
+            stop = StopReason::StepBudget;
+            break;
+        }
+        if tokens >= input.max_tokens {
+            stop = StopReason::TokenBudget;
+            break;
+        }
+        // Eq. 7 for every action; the best one (ties: by path).
+        let mut best: Option<(&String, Priority, usize)> = None;
+        for (path, links) in &frontier {
+            let role = graph.node(path).map_or(Role::Other, |n| n.role);
+            let location = input.location.get(path).copied().unwrap_or(0.0);
+            let (priority, best_link) = priority(
+                input,
+                &selected,
+                &index,
+                &mut clusters,
+                &covered,
+                role,
+                location,
+                links,
+                (input.card_tokens)(path) as f32 / average_tokens,
+            );
+            if best.as_ref().is_none_or(|b| priority.value > b.1.value) {
+                best = Some((path, priority, best_link));
+            }
+        }
+        let Some((path, priority, best_link)) = best else {
+            stop = StopReason::NoCandidates;
+            break;
+        };
+        if priority.value < input.tau {
+            stop = StopReason::BelowThreshold;
+            best_rejected = Some(priority.value);
+            break;
+        }
+        let path = path.clone();
+        let links = frontier.remove(&path).unwrap_or_default();
+        let role = graph.node(&path).map_or(Role::Other, |n| n.role);
+        let reached = links[best_link].clone();
+        let parent_cluster = clusters.find(selected[index[&reached.from]].cluster);
+        covered.insert(Aspect::of(role, Some(reached.via)));
+        tokens += (input.card_tokens)(&path);
+        steps += 1;
+        // Clusters of the context files it links join (a bridge merges them).
+        let id = clusters.push();
+        clusters.union(id, parent_cluster);
+        for link in &links {
+            let c = selected[index[&link.from]].cluster;
+            if matches!(link.via, Via::Edge { relation, .. } if relation.family() != RelationFamily::Organizational)
+            {
+                clusters.union(id, c);
+            }
+        }
+        let new = Selected {
+            location: input.location.get(&path).copied().unwrap_or(0.0),
+            weight: priority.relevance,
+            role,
+            anchor: false,
+            step: steps,
+            reached: Some(reached),
+            support: links,
+            priority: Some(priority),
+            cluster: id,
+            path: path.clone(),
+        };
+        index.insert(path, selected.len());
+        selected.push(new);
+        let last = selected.len() - 1;
+        add_links(input, &selected[last], &index, &mut frontier);
+        if priority.new_role > 0.0 || priority.bridge > 0.0 {
+            idle = 0;
+        } else {
+            idle += 1;
+            if idle >= PATIENCE {
+                stop = StopReason::NoNewCoverage;
+                break;
+            }
+        }
+    }
+    for s in &mut selected {
+        s.cluster = clusters.find(s.cluster);
+    }
+    Expansion {
+        selected,
+        steps,
+        tokens,
+        stop,
+        best_rejected,
+    }
+}
+
+/// Eq. 7 for one frontier file: Gain from relevance, bridging and a new aspect,
+/// divided by its normalized cost. Returns the priority and the index of the link
+/// that reaches it best.
+#[allow(clippy::too_many_arguments)]
+fn priority(
+    input: &ExpandInput<'_>,
+    selected: &[Selected],
+    index: &HashMap<String, usize>,
+    clusters: &mut UnionFind,
+    covered: &BTreeSet<Aspect>,
+    role: Role,
+    location: f32,
+    links: &[Link],
+    relative_cost: f32,
+) -> (Priority, usize) {
+    let mut best_link = 0;
+    let mut best_strength = -1.0f32;
+    let mut miss = 1.0 - location;
+    let mut sources: BTreeSet<&str> = BTreeSet::new();
+    let mut groups: BTreeSet<usize> = BTreeSet::new();
+    for (k, link) in links.iter().enumerate() {
+        let source = &selected[index[&link.from]];
+        let strength = link.confidence * source.weight;
+        miss *= 1.0 - STRUCTURAL_SHARE * strength;
+        if strength > best_strength {
+            best_strength = strength;
+            best_link = k;
+        }
+        if matches!(link.via, Via::Edge { relation, .. } if relation.family() != RelationFamily::Organizational)
+        {
+            sources.insert(&link.from);
+            groups.insert(clusters.find(source.cluster));
+        }
+    }
+    let relevance = 1.0 - miss;
+    let bridge = if groups.len() >= 2 {
+        1.0
+    } else if sources.len() >= 2 {
+        0.5
+    } else {
+        0.0
+    };
+    let aspect = Aspect::of(role, Some(links[best_link].via));
+    let new_role = if covered.contains(&aspect) {
+        0.0
+    } else {
+        (input.prior)(role)
+    };
+    // Eq. 7: Priority = Gain / Cost.
+    let gain = GAIN_RELEVANCE * relevance + GAIN_BRIDGE * bridge + GAIN_ROLE * new_role;
+    let cost = (0.5 + 0.5 * relative_cost).clamp(COST_RANGE.0, COST_RANGE.1);
+    (
+        Priority {
+            relevance,
+            bridge,
+            new_role,
+            gain,
+            cost,
+            value: gain / cost,
+        },
+        best_link,
+    )
+}
+
+/// Adds the links of a newly selected file to the frontier: its graph edges in both
+/// directions (implicit ones only when enabled, low-confidence ones only with a
+/// supporting cue) and local-search hits near it.
+fn add_links(
+    input: &ExpandInput<'_>,
+    file: &Selected,
+    index: &HashMap<String, usize>,
+    frontier: &mut BTreeMap<String, Vec<Link>>,
+) {
+    let graph = input.graph;
+    let edges = graph
+        .edges_from(&file.path)
+        .into_iter()
+        .map(|e| (e, true))
+        .chain(graph.edges_to(&file.path).into_iter().map(|e| (e, false)));
+    for (edge, forward) in edges {
+        let other = if forward { edge.to } else { edge.from };
+        if index.contains_key(other) || other == file.path {
+            continue;
+        }
+        if !input.implicit && edge.relation.family() == RelationFamily::Implicit {
+            continue;
+        }
+        if edge.confidence < LOW_CONFIDENCE && !supported(input, &file.path, other) {
+            continue;
+        }
+        frontier.entry(other.to_string()).or_default().push(Link {
+            from: file.path.clone(),
+            via: Via::Edge {
+                relation: edge.relation,
+                forward,
+            },
+            confidence: edge.confidence,
+            rationale: edge.rationale.to_string(),
+        });
+    }
+    // Local search: the best Location candidates in the same directory.
+    let dir = parent_dir(&file.path);
+    for path in input
+        .ranked
+        .iter()
+        .filter(|p| parent_dir(p) == dir && !index.contains_key(p.as_str()) && **p != file.path)
+        .take(LOCAL_SEARCH_DEPTH)
+    {
+        let score = input.location.get(path).copied().unwrap_or(0.0);
+        if score <= 0.0 {
+            continue;
+        }
+        frontier.entry(path.clone()).or_default().push(Link {
+            from: file.path.clone(),
+            via: Via::LocalSearch,
+            confidence: score,
+            rationale: format!("matches the task and sits beside `{}`", file.path),
+        });
+    }
+}
+
+/// A semantic or organizational cue that supports following a low-confidence link.
+fn supported(input: &ExpandInput<'_>, from: &str, to: &str) -> bool {
+    input.location.get(to).is_some_and(|&s| s > 0.0)
+        || parent_dir(from) == parent_dir(to)
+        || matches!(
+            (input.graph.module_of(from), input.graph.module_of(to)),
+            (Some(a), Some(b)) if a == b
+        )
+}
+
+/// Records links among the anchors as support and merges their clusters.
+fn link_context(
+    input: &ExpandInput<'_>,
+    selected: &mut [Selected],
+    index: &HashMap<String, usize>,
+    clusters: &mut UnionFind,
+) {
+    for i in 0..selected.len() {
+        for edge in input.graph.edges_from(&selected[i].path) {
+            let Some(&j) = index.get(edge.to) else {
+                continue;
+            };
+            if j == i
+                || edge.relation.family() == RelationFamily::Organizational
+                || (!input.implicit && edge.relation.family() == RelationFamily::Implicit)
+            {
+                continue;
+            }
+            clusters.union(selected[i].cluster, selected[j].cluster);
+            selected[j].support.push(Link {
+                from: selected[i].path.clone(),
+                via: Via::Edge {
+                    relation: edge.relation,
+                    forward: true,
+                },
+                confidence: edge.confidence,
+                rationale: edge.rationale.to_string(),
+            });
+        }
+    }
+}
+
+/// Clusters of the context, merged when a relation joins them.
+struct UnionFind {
+    parent: Vec<usize>,
+}
+
+impl UnionFind {
+    fn new(n: usize) -> UnionFind {
+        UnionFind {
+            parent: (0..n).collect(),
+        }
+    }
+
+    fn push(&mut self) -> usize {
+        self.parent.push(self.parent.len());
+        self.parent.len() - 1
+    }
+
+    fn find(&mut self, x: usize) -> usize {
+        let mut root = x;
+        while self.parent[root] != root {
+            root = self.parent[root];
+        }
+        let mut x = x;
+        while self.parent[x] != root {
+            let next = self.parent[x];
+            self.parent[x] = root;
+            x = next;
+        }
+        root
+    }
+
+    /// Merges the sets of `a` and `b`; the smaller id becomes the root (determinism).
+    fn union(&mut self, a: usize, b: usize) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a != b {
+            let (low, high) = if a < b { (a, b) } else { (b, a) };
+            self.parent[high] = low;
+        }
+    }
+}

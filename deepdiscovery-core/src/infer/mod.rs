@@ -1,0 +1,115 @@
+//! The Inference stage (paper §III.D–E) and the whole of Algorithm 1:
+//! `Session::discover` locates anchors, recovers the implementation path around them
+//! within the budget (Eq. 7), clusters, filters and re-ranks the candidates, chooses
+//! each entity's view metadata-first (Eq. 8), and serializes the context package.
+
+pub mod card;
+mod construct;
+pub mod expand;
+pub mod package;
+pub mod promote;
+
+use serde::Serialize;
+
+use crate::locate::{Ablation, LocateConfig, Preset};
+use crate::task::{Budget, Task};
+use crate::{Error, Result, Session};
+
+pub use card::{MetadataCard, TextSpan};
+pub use expand::{Aspect, Priority, StopReason, Via};
+pub use package::{
+    AnchorEntry, BudgetReport, ContextPackage, FileView, Hop, PackageFile, PackageRelation,
+    RankedFile, SCHEMA_VERSION, Skipped, StageCost,
+};
+pub use promote::PromotionFeatures;
+
+/// The reduced variants of the paper's Table III.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct DiscoverAblation {
+    /// Location only: the anchors are the context; no expansion, no re-ranking.
+    pub location_only: bool,
+    /// Without adaptive compression: a flat path list replaces the adaptive
+    /// repository view, and s_sum (alignment with the view) is dropped.
+    pub no_compression: bool,
+    /// Without implicit relations: expansion follows explicit and organizational
+    /// relations only.
+    pub no_implicit: bool,
+    /// Without metadata-first: every selected entity is materialized as full text
+    /// (or its spans) while the budget lasts.
+    pub no_metadata_first: bool,
+}
+
+/// Configuration of `discover`: the paper's parameters with its defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DiscoverConfig {
+    /// K_a, the number of anchors (8).
+    pub anchors: usize,
+    /// Eq. 6 coefficients: chosen per query (default) or fixed.
+    pub preset: Preset,
+    /// Eq. 6 terms switched off.
+    pub location_ablation: Ablation,
+    /// Γ_max: tokens, steps and the Location share.
+    pub budget: Budget,
+    /// τ, the expansion threshold on Priority (0.15).
+    pub tau: f32,
+    /// κ, the metadata-promotion threshold on u (0.62).
+    pub kappa: f32,
+    /// Table III variants.
+    pub ablation: DiscoverAblation,
+}
+
+impl Default for DiscoverConfig {
+    fn default() -> Self {
+        DiscoverConfig {
+            anchors: 8,
+            preset: Preset::Auto,
+            location_ablation: Ablation::default(),
+            budget: Budget::default(),
+            tau: 0.15,
+            kappa: 0.62,
+            ablation: DiscoverAblation::default(),
+        }
+    }
+}
+
+impl DiscoverConfig {
+    /// The Location stage's part of the configuration.
+    pub fn locate(&self) -> LocateConfig {
+        let mut ablation = self.location_ablation;
+        if self.ablation.no_compression {
+            ablation.no_sum = true;
+        }
+        LocateConfig {
+            anchors: self.anchors,
+            preset: self.preset,
+            ablation,
+            budget: self.budget,
+        }
+    }
+
+    /// Checks ranges.
+    ///
+    /// # Errors
+    /// [`Error::InvalidConfig`] naming the parameter that is out of range.
+    pub fn validate(&self) -> Result<()> {
+        self.locate().validate()?;
+        for (name, value) in [("tau", self.tau), ("kappa", self.kappa)] {
+            if !(value.is_finite() && (0.0..=1.0).contains(&value)) {
+                return Err(Error::InvalidConfig(format!(
+                    "{name} must be in [0, 1], got {value}"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs Algorithm 1 on a session (see [`Session::discover`]).
+pub(crate) fn discover(
+    session: &Session,
+    task: &Task,
+    config: &DiscoverConfig,
+) -> Result<ContextPackage> {
+    config.validate()?;
+    construct::run(session, task, config)
+}

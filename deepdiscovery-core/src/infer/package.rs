@@ -1,0 +1,388 @@
+//! The context package Ĉ (Algorithm 1, line 16): one versioned schema, serialized as
+//! JSON for programs and rendered as Markdown for a prompt.
+
+use serde::Serialize;
+
+use super::card::{MetadataCard, TextSpan};
+use super::expand::{Priority, StopReason, Via};
+use super::promote::PromotionFeatures;
+use crate::artifact::{Language, Role};
+use crate::graph::Relation;
+use crate::locate::{Environment, RepoView, TaskType};
+use crate::source::SkipStats;
+use crate::task::estimate_tokens;
+
+/// The version of the package schema. It changes when a field is removed or changes
+/// meaning; added fields keep it.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// What the context package holds for one file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FileView {
+    /// The metadata card m(e) only.
+    Metadata {
+        /// The card.
+        card: MetadataCard,
+    },
+    /// The whole text (promoted, and it fit).
+    FullText {
+        /// The card (kept for its structure).
+        card: MetadataCard,
+        /// The file's text.
+        text: String,
+    },
+    /// The promoted spans (promoted, but the whole file did not fit).
+    Spans {
+        /// The card.
+        card: MetadataCard,
+        /// The spans of the definitions on the path.
+        spans: Vec<TextSpan>,
+    },
+}
+
+impl FileView {
+    /// The card of the view.
+    pub fn card(&self) -> &MetadataCard {
+        match self {
+            FileView::Metadata { card }
+            | FileView::FullText { card, .. }
+            | FileView::Spans { card, .. } => card,
+        }
+    }
+
+    /// A short name of the view: `metadata`, `full_text` or `spans`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FileView::Metadata { .. } => "metadata",
+            FileView::FullText { .. } => "full_text",
+            FileView::Spans { .. } => "spans",
+        }
+    }
+}
+
+/// One hop of the relation path that brought a file into the context.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Hop {
+    /// The context file the hop starts from.
+    pub from: String,
+    /// The file it reached.
+    pub to: String,
+    /// What it followed.
+    pub via: Via,
+    /// Confidence of the link.
+    pub confidence: f32,
+    /// The link's rationale (which rule, which name, which line).
+    pub rationale: String,
+}
+
+/// One selected file of the package.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PackageFile {
+    /// Repository-relative path.
+    pub path: String,
+    /// Final score after clustering and re-ranking, in [0, 1].
+    pub score: f32,
+    /// Artifact role.
+    pub role: Role,
+    /// Language.
+    pub language: Language,
+    /// True when the file is one of the task anchors.
+    pub anchor: bool,
+    /// The anchor whose cluster the file belongs to.
+    pub anchor_of_cluster: String,
+    /// The relation path from an anchor to the file (empty for anchors).
+    pub path_from_anchor: Vec<Hop>,
+    /// Why it was included, one line per reason.
+    pub rationale: Vec<String>,
+    /// Eq. 7 priority of the action that added it (none for anchors).
+    pub priority: Option<Priority>,
+    /// Eq. 8 promotion features and u.
+    pub promotion: PromotionFeatures,
+    /// u(e | q, C_t).
+    pub promotion_score: f32,
+    /// The view given: metadata, full text or spans.
+    pub view: FileView,
+    /// Estimated tokens of this file's rendering.
+    pub tokens: usize,
+}
+
+/// One anchor as the Location stage scored it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AnchorEntry {
+    /// Repository-relative path.
+    pub path: String,
+    /// Score_loc of Eq. 6.
+    pub score: f32,
+    /// What matched.
+    pub signals: Vec<String>,
+}
+
+/// A relation between two selected files.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PackageRelation {
+    /// Source path.
+    pub from: String,
+    /// Target path.
+    pub to: String,
+    /// Relation kind.
+    pub relation: Relation,
+    /// Confidence.
+    pub confidence: f32,
+    /// Why the relation exists.
+    pub rationale: String,
+}
+
+/// A considered file in the final order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RankedFile {
+    /// Repository-relative path.
+    pub path: String,
+    /// Its score: the final score for selected files, Score_loc scaled below them for
+    /// the rest.
+    pub score: f32,
+    /// True when the file is in `files`.
+    pub selected: bool,
+}
+
+/// Time and work of one stage.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StageCost {
+    /// `location`, `graph`, `expansion`, `construction`.
+    pub stage: String,
+    /// Wall time in milliseconds.
+    pub millis: f64,
+}
+
+/// The budget accounting.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BudgetReport {
+    /// Γ_max in tokens: the rendered package never exceeds it.
+    pub max_tokens: usize,
+    /// Estimated tokens of the Markdown rendering.
+    pub used_tokens: usize,
+    /// Γ_loc: tokens given to the repository view.
+    pub location_tokens: usize,
+    /// Step budget.
+    pub max_steps: usize,
+    /// Expansion actions taken.
+    pub steps: usize,
+    /// Why expansion stopped.
+    pub stop: StopReason,
+    /// Files read for the lexical pass.
+    pub files_read: usize,
+    /// Files given tree-sitter facts.
+    pub files_parsed: usize,
+    /// Wall time per stage.
+    pub stages: Vec<StageCost>,
+}
+
+/// What was left out and why.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Skipped {
+    /// Files the source did not offer or could not be read (binary, too large…).
+    pub unreadable: SkipStats,
+    /// Selected files that did not fit the token budget, best first.
+    pub over_budget: Vec<String>,
+    /// Weak, unconnected anchors dropped by the filter.
+    pub filtered: Vec<String>,
+}
+
+/// The structured task context Ĉ.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ContextPackage {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The library version that made it.
+    pub library_version: String,
+    /// The task text.
+    pub task: String,
+    /// The inferred task type.
+    pub task_type: TaskType,
+    /// Confidence of the task type.
+    pub task_type_confidence: f32,
+    /// The inferred environment.
+    pub environment: Environment,
+    /// The selected files, ranked.
+    pub files: Vec<PackageFile>,
+    /// The task anchors Ĥ.
+    pub anchors: Vec<AnchorEntry>,
+    /// Relations among the selected files.
+    pub relations: Vec<PackageRelation>,
+    /// The compressed repository view.
+    pub repository_view: RepoView,
+    /// Every considered file in the final order (selected ones first).
+    pub ranked_files: Vec<RankedFile>,
+    /// What was left out.
+    pub skipped: Skipped,
+    /// The budget accounting.
+    pub budget: BudgetReport,
+    /// Fallbacks taken and other remarks.
+    pub notes: Vec<String>,
+}
+
+/// Longest task excerpt rendered in Markdown.
+const TASK_EXCERPT_CHARS: usize = 1_200;
+/// Relations rendered in Markdown at most.
+const MAX_RENDERED_RELATIONS: usize = 40;
+
+impl ContextPackage {
+    /// The package as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+    }
+
+    /// The paths of the selected files, in rank order.
+    pub fn file_paths(&self) -> Vec<&str> {
+        self.files.iter().map(|f| f.path.as_str()).collect()
+    }
+
+    /// The package rendered as Markdown for a prompt; within `budget.max_tokens`.
+    pub fn to_markdown(&self) -> String {
+        let mut out = self.render_head();
+        for (rank, file) in self.files.iter().enumerate() {
+            out.push_str(&render_file(rank + 1, file));
+        }
+        out.push_str(&self.render_tail());
+        out
+    }
+
+    /// Everything before the files: task, environment, anchors, repository view.
+    pub(crate) fn render_head(&self) -> String {
+        let mut out = String::from("# Task context\n\n## Task\n\n");
+        let task: String = self.task.chars().take(TASK_EXCERPT_CHARS).collect();
+        out.push_str(task.trim());
+        if self.task.chars().count() > TASK_EXCERPT_CHARS {
+            out.push_str(" …");
+        }
+        out.push_str(&format!(
+            "\n\nTask type: {:?} ({:.2}).",
+            self.task_type, self.task_type_confidence
+        ));
+        let languages: Vec<String> = self
+            .environment
+            .languages
+            .iter()
+            .take(4)
+            .map(|(l, share)| format!("{l} {:.0}%", share * 100.0))
+            .collect();
+        if !languages.is_empty() {
+            out.push_str(&format!(" Languages: {}.", languages.join(", ")));
+        }
+        let frameworks: Vec<&str> = self
+            .environment
+            .frameworks
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect();
+        if !frameworks.is_empty() {
+            out.push_str(&format!(" Frameworks: {}.", frameworks.join(", ")));
+        }
+        out.push_str("\n\n");
+        if !self.repository_view.text.is_empty() {
+            out.push_str("## Repository view\n\n```text\n");
+            out.push_str(&self.repository_view.text);
+            if !self.repository_view.text.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str("```\n\n");
+        }
+        out.push_str("## Files\n\n");
+        out
+    }
+
+    /// Everything after the files: relations and what was left out.
+    pub(crate) fn render_tail(&self) -> String {
+        let mut out = String::new();
+        if !self.relations.is_empty() {
+            out.push_str("## Relations\n\n");
+            for r in self.relations.iter().take(MAX_RENDERED_RELATIONS) {
+                out.push_str(&format!(
+                    "- `{}` —{}→ `{}`\n",
+                    r.from,
+                    relation_name(r.relation),
+                    r.to
+                ));
+            }
+            if self.relations.len() > MAX_RENDERED_RELATIONS {
+                out.push_str(&format!(
+                    "- … {} more\n",
+                    self.relations.len() - MAX_RENDERED_RELATIONS
+                ));
+            }
+            out.push('\n');
+        }
+        if !self.skipped.over_budget.is_empty() {
+            out.push_str(&format!(
+                "Left out for the budget: {}\n",
+                self.skipped.over_budget.len()
+            ));
+        }
+        out
+    }
+}
+
+/// `config_binding` for [`Relation::ConfigBinding`].
+pub(crate) fn relation_name(relation: Relation) -> String {
+    serde_json::to_value(relation)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// One file's Markdown section.
+pub(crate) fn render_file(rank: usize, file: &PackageFile) -> String {
+    let card = file.view.card();
+    let mut out = format!(
+        "### {rank}. `{}` — {} · score {:.2}{}\n\n",
+        file.path,
+        file.role,
+        file.score,
+        if file.anchor { " · anchor" } else { "" }
+    );
+    for reason in &file.rationale {
+        out.push_str(&format!("> {reason}\n"));
+    }
+    if !file.rationale.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&card.render());
+    match &file.view {
+        FileView::Metadata { .. } => {}
+        FileView::FullText { text, .. } => {
+            out.push_str(&format!(
+                "\n```{}\n{}\n```\n",
+                fence_language(card.language),
+                text.trim_end()
+            ));
+        }
+        FileView::Spans { spans, .. } => {
+            for span in spans {
+                out.push_str(&format!(
+                    "\nLines {}–{} ({}):\n```{}\n{}\n```\n",
+                    span.start,
+                    span.end,
+                    span.label,
+                    fence_language(card.language),
+                    span.text.trim_end()
+                ));
+            }
+        }
+    }
+    out.push('\n');
+    out
+}
+
+/// Estimated tokens of one file's section.
+pub(crate) fn file_tokens(rank: usize, file: &PackageFile) -> usize {
+    estimate_tokens(&render_file(rank, file))
+}
+
+/// The info string of a fenced code block.
+fn fence_language(language: Language) -> String {
+    if language.is_code() {
+        language.name().to_lowercase()
+    } else {
+        String::new()
+    }
+}
