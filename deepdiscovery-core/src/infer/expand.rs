@@ -264,8 +264,8 @@ pub fn expand(input: &ExpandInput<'_>) -> Expansion {
     // The frontier: every file linked from the context, with its links (ordered map
     // for deterministic ties).
     let mut frontier: BTreeMap<String, Vec<Link>> = BTreeMap::new();
-    for i in 0..selected.len() {
-        add_links(input, &selected[i], &index, &mut frontier);
+    for file in &selected {
+        add_links(input, file, &index, &mut frontier);
     }
     // Links among anchors are support too (bridges between anchors).
     link_context(input, &mut selected, &index, &mut clusters);

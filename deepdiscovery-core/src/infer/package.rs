@@ -350,16 +350,18 @@ pub(crate) fn render_file(rank: usize, file: &PackageFile) -> String {
     match &file.view {
         FileView::Metadata { .. } => {}
         FileView::FullText { text, .. } => {
+            let fence = fence_for(text);
             out.push_str(&format!(
-                "\n```{}\n{}\n```\n",
+                "\n{fence}{}\n{}\n{fence}\n",
                 fence_language(card.language),
                 text.trim_end()
             ));
         }
         FileView::Spans { spans, .. } => {
             for span in spans {
+                let fence = fence_for(&span.text);
                 out.push_str(&format!(
-                    "\nLines {}–{} ({}):\n```{}\n{}\n```\n",
+                    "\nLines {}–{} ({}):\n{fence}{}\n{}\n{fence}\n",
                     span.start,
                     span.end,
                     span.label,
@@ -376,6 +378,18 @@ pub(crate) fn render_file(rank: usize, file: &PackageFile) -> String {
 /// Estimated tokens of one file's section.
 pub(crate) fn file_tokens(rank: usize, file: &PackageFile) -> usize {
     estimate_tokens(&render_file(rank, file))
+}
+
+/// A backtick fence longer than any backtick run in `text`, so the block cannot be
+/// closed early by the file's own Markdown.
+fn fence_for(text: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    "`".repeat(longest.max(2) + 1)
 }
 
 /// The info string of a fenced code block.

@@ -3,6 +3,7 @@
 mod support;
 
 mod config_facts;
+mod discover;
 mod grammars;
 mod lang_c_family;
 mod lang_csharp;

@@ -1,0 +1,275 @@
+//! `Session::discover`: Algorithm 1 end to end — the package's promises (budget,
+//! determinism, existing files, closed relations) and the ablations.
+
+use std::collections::HashSet;
+
+use deepdiscovery_core::infer::{FileView, StopReason};
+use deepdiscovery_core::task::estimate_tokens;
+use deepdiscovery_core::{ContextPackage, DiscoverConfig, MemorySource, Relation, Session, Task};
+use proptest::prelude::*;
+
+use crate::support::fixture_path;
+
+const PRICING_TASK: &str = "Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`";
+
+fn discover(session: &Session, task: &str, config: &DiscoverConfig) -> ContextPackage {
+    session
+        .discover(&Task::new(task).unwrap(), config)
+        .expect("discover runs")
+}
+
+/// The package as JSON without wall times (the only part allowed to differ).
+fn stable_json(package: &ContextPackage) -> serde_json::Value {
+    let mut value: serde_json::Value = serde_json::from_str(&package.to_json()).unwrap();
+    for stage in value["budget"]["stages"].as_array_mut().unwrap() {
+        stage["millis"] = 0.into();
+    }
+    value
+}
+
+/// Every promise a package makes, checked on one package.
+fn assert_well_formed(package: &ContextPackage, session: &Session) {
+    assert_eq!(package.schema_version, 1);
+    let markdown = package.to_markdown();
+    assert!(
+        estimate_tokens(&markdown) <= package.budget.max_tokens,
+        "{} > {}",
+        estimate_tokens(&markdown),
+        package.budget.max_tokens
+    );
+    assert_eq!(package.budget.used_tokens, estimate_tokens(&markdown));
+    let listed: HashSet<String> = session
+        .artifacts()
+        .unwrap()
+        .into_iter()
+        .map(|a| a.path)
+        .collect();
+    let chosen: HashSet<&str> = package.file_paths().into_iter().collect();
+    assert_eq!(chosen.len(), package.files.len(), "no file twice");
+    for f in &package.files {
+        assert!(
+            listed.contains(&f.path),
+            "{} is not in the repository",
+            f.path
+        );
+        assert!(!f.rationale.is_empty(), "{} has no rationale", f.path);
+        assert!((0.0..=1.0).contains(&f.score));
+    }
+    for r in &package.relations {
+        assert!(chosen.contains(r.from.as_str()) && chosen.contains(r.to.as_str()));
+    }
+    // The selected files lead the ranking, in order.
+    let head: Vec<&str> = package
+        .ranked_files
+        .iter()
+        .take(package.files.len())
+        .map(|r| r.path.as_str())
+        .collect();
+    let skipped: HashSet<&str> = package
+        .skipped
+        .over_budget
+        .iter()
+        .map(String::as_str)
+        .collect();
+    let selected: Vec<&str> = package
+        .ranked_files
+        .iter()
+        .filter(|r| r.selected && !skipped.contains(r.path.as_str()))
+        .map(|r| r.path.as_str())
+        .collect();
+    assert_eq!(selected, package.file_paths(), "head {head:?}");
+}
+
+#[test]
+fn the_pricing_task_recovers_the_path_around_its_anchors() {
+    let session = Session::open(fixture_path("locate_app")).unwrap();
+    let package = discover(&session, PRICING_TASK, &DiscoverConfig::default());
+    assert_well_formed(&package, &session);
+    let paths = package.file_paths();
+    assert_eq!(paths[0], "inventory/pricing/currency.py", "{paths:?}");
+    for gold in [
+        "inventory/pricing/currency.py",
+        "inventory/pricing/discounts.py",
+        "inventory/api/routes.py",
+        "tests/test_currency.py",
+    ] {
+        assert!(paths.contains(&gold), "{gold} missing from {paths:?}");
+    }
+    // The best file is promoted to its text (u ≥ κ); the weakest stay cards.
+    assert!(matches!(package.files[0].view, FileView::FullText { .. }));
+    assert!(package.files[0].promotion_score >= 0.62);
+    assert!(
+        package
+            .files
+            .iter()
+            .any(|f| matches!(f.view, FileView::Metadata { .. }))
+    );
+    // Files reached by expansion say from where and by which relation.
+    let expanded: Vec<_> = package.files.iter().filter(|f| !f.anchor).collect();
+    assert!(!expanded.is_empty());
+    for f in expanded {
+        assert!(!f.path_from_anchor.is_empty(), "{}", f.path);
+        assert!(f.priority.is_some_and(|p| p.value >= 0.15), "{}", f.path);
+        assert!(f.rationale.iter().any(|r| r.starts_with("reached:")));
+    }
+    let markdown = package.to_markdown();
+    assert!(markdown.starts_with("# Task context"));
+    assert!(markdown.contains("def convert_currency"), "{markdown}");
+    assert!(markdown.contains("## Relations"));
+}
+
+#[test]
+fn discover_is_deterministic_and_a_second_session_agrees() {
+    let config = DiscoverConfig::default();
+    let a = Session::open(fixture_path("locate_app")).unwrap();
+    let first = stable_json(&discover(&a, PRICING_TASK, &config));
+    let again = stable_json(&discover(&a, PRICING_TASK, &config));
+    let b = Session::open(fixture_path("locate_app")).unwrap();
+    let fresh = stable_json(&discover(&b, PRICING_TASK, &config));
+    assert_eq!(first, again);
+    assert_eq!(first, fresh);
+}
+
+#[test]
+fn tight_budgets_drop_files_but_never_overflow() {
+    let session = Session::open(fixture_path("locate_app")).unwrap();
+    let mut counts = Vec::new();
+    for tokens in [20_000, 4_000, 1_500, 600, 200, 40] {
+        let mut config = DiscoverConfig::default();
+        config.budget.max_tokens = tokens;
+        let package = discover(&session, PRICING_TASK, &config);
+        assert_well_formed(&package, &session);
+        counts.push(package.files.len());
+    }
+    assert!(counts[5] < counts[0], "{counts:?}");
+    let mut config = DiscoverConfig::default();
+    config.budget.max_tokens = 600;
+    let package = discover(&session, PRICING_TASK, &config);
+    assert!(!package.skipped.over_budget.is_empty());
+}
+
+#[test]
+fn ablations_change_what_they_say() {
+    let session = Session::open(fixture_path("locate_app")).unwrap();
+    let full = discover(&session, PRICING_TASK, &DiscoverConfig::default());
+
+    let mut config = DiscoverConfig::default();
+    config.ablation.location_only = true;
+    let only = discover(&session, PRICING_TASK, &config);
+    assert_well_formed(&only, &session);
+    assert_eq!(only.budget.stop, StopReason::Disabled);
+    assert_eq!(only.budget.steps, 0);
+    assert!(only.files.iter().all(|f| f.anchor));
+    assert_eq!(only.files.len(), only.anchors.len());
+    assert!(full.files.iter().any(|f| !f.anchor));
+
+    let mut config = DiscoverConfig::default();
+    config.ablation.no_implicit = true;
+    let explicit = discover(&session, PRICING_TASK, &config);
+    assert_well_formed(&explicit, &session);
+    assert!(
+        explicit
+            .relations
+            .iter()
+            .all(|r| r.relation != Relation::TestOf && r.relation != Relation::ConfigBinding)
+    );
+
+    let mut config = DiscoverConfig::default();
+    config.ablation.no_metadata_first = true;
+    let eager = discover(&session, PRICING_TASK, &config);
+    assert_well_formed(&eager, &session);
+    let texts = |p: &ContextPackage| {
+        p.files
+            .iter()
+            .filter(|f| !matches!(f.view, FileView::Metadata { .. }))
+            .count()
+    };
+    assert!(
+        texts(&eager) > texts(&full),
+        "{} vs {}",
+        texts(&eager),
+        texts(&full)
+    );
+
+    let mut config = DiscoverConfig::default();
+    config.ablation.no_compression = true;
+    let flat = discover(&session, PRICING_TASK, &config);
+    assert_well_formed(&flat, &session);
+    assert_eq!(
+        flat.repository_view.granularity,
+        deepdiscovery_core::locate::Granularity::PathList
+    );
+}
+
+#[test]
+fn bad_configurations_are_refused_by_name() {
+    let session = Session::open(fixture_path("locate_app")).unwrap();
+    let task = Task::new(PRICING_TASK).unwrap();
+    for (change, word) in [
+        (
+            (|c: &mut DiscoverConfig| c.tau = -0.1) as fn(&mut DiscoverConfig),
+            "tau",
+        ),
+        (|c: &mut DiscoverConfig| c.kappa = f32::NAN, "kappa"),
+        (|c: &mut DiscoverConfig| c.anchors = 0, "anchors"),
+        (|c: &mut DiscoverConfig| c.budget.max_tokens = 0, "budget"),
+    ] {
+        let mut config = DiscoverConfig::default();
+        change(&mut config);
+        let err = session.discover(&task, &config).unwrap_err().to_string();
+        assert!(err.contains(word), "{err}");
+    }
+}
+
+#[test]
+fn an_empty_repository_gives_an_empty_package() {
+    let session = Session::new(MemorySource::from_files(Vec::<(&str, &str)>::new()).unwrap());
+    let package = discover(&session, "fix the parser", &DiscoverConfig::default());
+    assert!(package.files.is_empty());
+    assert!(package.ranked_files.is_empty());
+    assert_well_formed(&package, &session);
+}
+
+/// A small generated repository: modules importing each other, tests, a config.
+fn generated_repo(modules: usize, seed: u64) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    for i in 0..modules {
+        let dep = (i as u64 * 7 + seed) as usize % modules;
+        files.push((
+            format!("pkg/mod{i}.py"),
+            format!(
+                "\"\"\"Module {i}.\"\"\"\nfrom pkg import mod{dep}\n\n\ndef handle_{i}(order):\n    return mod{dep}.handle_{dep}(order)\n\n\nclass Engine{i}:\n    retries = {seed}\n"
+            ),
+        ));
+        if i % 3 == 0 {
+            files.push((
+                format!("tests/test_mod{i}.py"),
+                format!("from pkg.mod{i} import handle_{i}\n\n\ndef test_{i}():\n    assert handle_{i}(1)\n"),
+            ));
+        }
+    }
+    files.push(("settings.toml".into(), "[engine]\nretries = 3\n".into()));
+    files
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn packages_keep_their_promises_on_generated_repositories(
+        modules in 2usize..30,
+        seed in 0u64..1000,
+        target in 0usize..30,
+        tokens in 100usize..6000,
+    ) {
+        let files = generated_repo(modules, seed);
+        let session = Session::new(MemorySource::from_files(files).unwrap());
+        let task = format!("handle_{} fails for big orders in Engine{}", target % modules, target % modules);
+        let mut config = DiscoverConfig::default();
+        config.budget.max_tokens = tokens;
+        let package = discover(&session, &task, &config);
+        assert_well_formed(&package, &session);
+        let again = discover(&session, &task, &config);
+        prop_assert_eq!(stable_json(&package), stable_json(&again));
+    }
+}
