@@ -14,6 +14,9 @@ demo:
 	@echo
 	@echo '== Location stage on tests/fixtures/locate_app: $(DEMO_TASK)'
 	cargo run --release -q -p deepdiscovery-core --example locate -- tests/fixtures/locate_app '$(DEMO_TASK)'
+	@echo
+	@echo '== discover (Algorithm 1): the context package, as Markdown, within 4000 tokens'
+	cargo run --release -q -p deepdiscovery-core --example discover -- --budget 4000 tests/fixtures/locate_app '$(DEMO_TASK)'
 
 test: test-rust test-python
 

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use deepdiscovery_core::locate::{Ablation, LocateConfig};
-use deepdiscovery_core::{Error, Session, Task};
+use deepdiscovery_core::{DiscoverAblation, DiscoverConfig, Error, Session, Task};
 
 pyo3::create_exception!(
     _native,
@@ -104,6 +104,44 @@ impl PySession {
             .detach(|| self.inner.locate(&task, &config))
             .map_err(to_py)?;
         serde_json::to_string(&location).map_err(|e| DeepDiscoveryError::new_err(e.to_string()))
+    }
+
+    /// Algorithm 1 end to end: the context package as `(json, markdown)`.
+    #[pyo3(signature = (task, budget_tokens=16_000, max_steps=64, anchors=8, tau=0.15, kappa=0.62, location_only=false, no_compression=false, no_implicit=false, no_metadata_first=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn discover_json(
+        &self,
+        py: Python<'_>,
+        task: &str,
+        budget_tokens: usize,
+        max_steps: usize,
+        anchors: usize,
+        tau: f32,
+        kappa: f32,
+        location_only: bool,
+        no_compression: bool,
+        no_implicit: bool,
+        no_metadata_first: bool,
+    ) -> PyResult<(String, String)> {
+        let mut config = DiscoverConfig {
+            anchors,
+            tau,
+            kappa,
+            ablation: DiscoverAblation {
+                location_only,
+                no_compression,
+                no_implicit,
+                no_metadata_first,
+            },
+            ..DiscoverConfig::default()
+        };
+        config.budget.max_tokens = budget_tokens;
+        config.budget.max_steps = max_steps;
+        let task = Task::new(task).map_err(to_py)?;
+        let package = py
+            .detach(|| self.inner.discover(&task, &config))
+            .map_err(to_py)?;
+        Ok((package.to_json(), package.to_markdown()))
     }
 }
 

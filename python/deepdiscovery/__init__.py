@@ -47,3 +47,37 @@ class Session:
         return json.loads(
             self._native.locate_json(task, anchors, no_sem, no_sum, no_rule, no_prior)
         )
+
+    def discover(
+        self,
+        task: str,
+        *,
+        budget_tokens: int = 16_000,
+        max_steps: int = 64,
+        anchors: int = 8,
+        tau: float = 0.15,
+        kappa: float = 0.62,
+        location_only: bool = False,
+        no_compression: bool = False,
+        no_implicit: bool = False,
+        no_metadata_first: bool = False,
+    ) -> Dict[str, Any]:
+        """Algorithm 1 end to end: the context package as a dict (``files``,
+        ``anchors``, ``relations``, ``ranked_files``, ``budget``, …) with its Markdown
+        rendering under ``"markdown"``; the rendering never exceeds ``budget_tokens``.
+        The last four switches are the paper's ablations."""
+        package_json, markdown = self._native.discover_json(
+            task,
+            budget_tokens,
+            max_steps,
+            anchors,
+            tau,
+            kappa,
+            location_only,
+            no_compression,
+            no_implicit,
+            no_metadata_first,
+        )
+        package = json.loads(package_json)
+        package["markdown"] = markdown
+        return package
