@@ -12,6 +12,12 @@
 //! | `@supertype.child` + `@supertype.extends` / `@supertype.implements` | the declared type, its supertypes | a [`Supertype`] |
 //! | `@package` | a package/namespace name | [`Facts::package`] |
 //! | `@string` | a string literal | kept when it looks like a dotted path, file path or placeholder |
+//! | `@call` + `@call.function` (or `@call.name`, `@call.receiver`) + `@call.args` | a call, the called expression (or its name and object), its argument list | a [`CallSite`] when an argument is a string or a name |
+//! | `@decoration` + `@decoration.function` (+ `@decoration.args`) | a decorator, annotation or attribute, its name expression, its arguments | a [`Decoration`] |
+//! | `@decoration` + `@decoration.target` (+ `@decoration.params`) | the same node, the decorated definition's name or the decorated field's or parameter's type, a parameter list (of the decorated method, or of a decorated class's constructor) | [`Decoration::target`], [`Decoration::param_types`] |
+//!
+//! A decoration is usually matched twice — once for its name and arguments, once for
+//! what it decorates — and the two are merged by node (see [`super::sites`]).
 //!
 //! Syntax errors are recovered by tree-sitter: what parsed is kept and the error is
 //! noted in [`Facts::problems`].
@@ -23,6 +29,9 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Parser, QueryCursor};
 
 use super::config::classify_value;
+use super::sites::{SiteCaptures, Sites};
+#[cfg(doc)]
+use super::{CallSite, Decoration};
 use super::{
     DefKind, Definition, Facts, Import, RefKind, Reference, Span, StringKey, SuperKind, Supertype,
     grammar_for,
@@ -33,6 +42,8 @@ use crate::artifact::Language;
 pub const MAX_REFERENCES: usize = 4000;
 /// At most this many string keys are kept per code file.
 pub const MAX_STRING_KEYS: usize = 500;
+/// At most this many argument expressions of a call or decoration are read.
+pub const MAX_CALL_ARGS: usize = 3;
 /// Signature lines are cut to this many characters.
 const MAX_SIGNATURE: usize = 200;
 
@@ -85,6 +96,7 @@ pub fn extract(language: Language, text: &str) -> Facts {
     let mut defs: Vec<RawDef> = Vec::new();
     let mut seen_refs: HashSet<(String, RefKind)> = HashSet::new();
     let mut seen_keys: HashSet<(String, super::KeyKind)> = HashSet::new();
+    let mut sites = Sites::default();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(&grammar.query, root, bytes);
     while let Some(m) = matches.next() {
@@ -96,9 +108,14 @@ pub fn extract(language: Language, text: &str) -> Facts {
         let mut import_names: Vec<String> = Vec::new();
         let mut child: Option<Node> = None;
         let mut parents: Vec<(Node, SuperKind)> = Vec::new();
+        let mut site = SiteCaptures::default();
         for capture in m.captures() {
             let node = capture.node;
-            match names[capture.index as usize] {
+            let capture_name = names[capture.index as usize];
+            if site.take(capture_name, node) {
+                continue;
+            }
+            match capture_name {
                 "name" => name_node = Some(node),
                 "import" => import_node = Some(node),
                 "import.target" => targets.push((node, false)),
@@ -200,6 +217,7 @@ pub fn extract(language: Language, text: &str) -> Facts {
                 });
             }
         }
+        sites.add(&site, bytes);
         let child_name = child
             .map(|n| last_segment(node_text(n, bytes)).to_string())
             .unwrap_or_default();
@@ -227,6 +245,7 @@ pub fn extract(language: Language, text: &str) -> Facts {
     facts
         .references
         .sort_by(|a, b| (a.line, &a.name, a.kind).cmp(&(b.line, &b.name, b.kind)));
+    (facts.decorations, facts.calls_with_args) = sites.finish();
     facts.doc = doc_summary(language, root, bytes);
     facts
 }
@@ -316,7 +335,7 @@ fn truncate(s: &str, max: usize) -> String {
 }
 
 /// Removes surrounding quotes, angle brackets and backticks.
-fn unquote(s: &str) -> &str {
+pub(super) fn unquote(s: &str) -> &str {
     let s = s.trim();
     // String prefixes (`r"…"`, `b'…'`, `f"…"`, `@"…"`) go only when a quote follows.
     let prefix = s
@@ -343,7 +362,7 @@ fn split_relative(language: Language, raw: &str) -> (u32, String) {
 }
 
 /// The last segment of a qualified name (`a.b.C` → `C`, `a::b` → `b`, `\A\B` → `B`).
-fn last_segment(s: &str) -> &str {
+pub(super) fn last_segment(s: &str) -> &str {
     let s = s.trim();
     let cut = s.rfind(['.', ':', '\\', '/']).map_or(0, |i| i + 1);
     &s[cut..]
@@ -366,7 +385,7 @@ pub fn is_setting_name(s: &str) -> bool {
             .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
 }
 
-fn is_identifier(s: &str) -> bool {
+pub(super) fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_' || c == '$')
         && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')

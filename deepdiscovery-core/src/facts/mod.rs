@@ -8,6 +8,7 @@
 pub mod code;
 pub mod config;
 mod grammar;
+mod sites;
 
 pub use grammar::{CODE_LANGUAGES, Grammar, grammar_for};
 
@@ -184,6 +185,67 @@ pub struct StringKey {
     pub line: u32,
 }
 
+/// How an argument value of a call or decoration was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArgKind {
+    /// A string literal (`"csv"`, `'order.created'`): a registered name, an event
+    /// name, a route.
+    Literal,
+    /// A name: an identifier, the last segment of a dotted name, a class literal, a
+    /// constructed class or a type argument (`CsvExporter`, `OrderPlaced`).
+    Name,
+}
+
+/// A decorator, annotation or attribute on a definition (`@app.route("/orders")`,
+/// `@EventListener(OrderPlaced.class)`, `[HttpGet("{id}")]`, `@Injectable()`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Decoration {
+    /// The decorator's name, last segment: `route` for `@app.route`, `Component`,
+    /// `EventListener`.
+    pub name: String,
+    /// The object before the last segment (`app` for `@app.route`, `admin` for
+    /// `@admin.register`); empty for a bare name.
+    pub receiver: String,
+    /// Argument values, see [`CallSite::args`].
+    pub args: Vec<String>,
+    /// How each of [`Decoration::args`] was written (same length).
+    pub arg_kinds: Vec<ArgKind>,
+    /// What is decorated: the name of a decorated class, function or method, or the
+    /// declared type of a decorated field or parameter (`PaymentGateway` for
+    /// `@Autowired PaymentGateway gateway`); empty where the grammar does not say.
+    pub target: String,
+    /// Declared parameter types of the decorated function, method or constructor —
+    /// for a decorated class, of its constructor (`OrderPlaced` for
+    /// `@EventListener void on(OrderPlaced e)`); empty where untyped.
+    pub param_types: Vec<String>,
+    /// Line (1-based).
+    pub line: u32,
+}
+
+/// A call with at least one string-literal or name argument (`registry.register("csv",
+/// CsvExporter)`, `bus.emit("order:placed", order)`, `path("orders/", views.list)`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CallSite {
+    /// The called name, last segment (`register` for `admin.site.register`).
+    pub callee: String,
+    /// The object before the last segment (`site` for `admin.site.register`,
+    /// `order_placed` for `order_placed.send`); empty for a bare call.
+    pub receiver: String,
+    /// Values of the first arguments (at most [`code::MAX_CALL_ARGS`] argument
+    /// expressions; a keyword argument counts by its value, a list by its items):
+    /// string literals unquoted (without interpolation), names as written, the last
+    /// segment of a dotted name (`foo` for `views.foo`), the class of a class literal
+    /// or a construction (`OrderPlaced` for `OrderPlaced.class`, `new OrderPlaced(…)`,
+    /// `OrderPlaced{…}`), type arguments of a generic call
+    /// (`services.AddScoped<IGateway, StripeGateway>()`). Other expressions are left out.
+    pub args: Vec<String>,
+    /// How each of [`CallSite::args`] was written (same length).
+    pub arg_kinds: Vec<ArgKind>,
+    /// Line (1-based).
+    pub line: u32,
+}
+
 /// Everything extracted from one artifact.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Facts {
@@ -202,6 +264,13 @@ pub struct Facts {
     pub doc: Option<String>,
     /// Config keys, dotted paths, file paths and placeholders.
     pub string_keys: Vec<StringKey>,
+    /// Decorators, annotations and attributes in source order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decorations: Vec<Decoration>,
+    /// Calls with string or name arguments in source order, deduplicated by
+    /// (callee, receiver, arguments).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls_with_args: Vec<CallSite>,
     /// Parse problems that were recovered from (tree-sitter error nodes, a config file
     /// that did not parse), for the package's accounting.
     pub problems: Vec<String>,

@@ -8,7 +8,11 @@
 //! says in its rationale which rule matched and on which signals.
 
 mod config_binding;
+mod event_binding;
+mod injection;
 mod interface_impl;
+mod names;
+mod registration;
 mod test_imports;
 mod test_naming;
 
@@ -128,6 +132,9 @@ pub fn compile(spec: &RuleSpec) -> Result<Box<dyn RelationRule>> {
         "config_key_read" => Ok(Box::new(config_binding::ConfigKeyRead::new(spec)?)),
         "interface_impl" => Ok(Box::new(interface_impl::InterfaceImpl::new(spec)?)),
         "test_imports" => Ok(Box::new(test_imports::TestImports::new(spec)?)),
+        "registration" => Ok(Box::new(registration::Registration::new(spec)?)),
+        "injection" => Ok(Box::new(injection::Injection::new(spec)?)),
+        "event_binding" => Ok(Box::new(event_binding::EventBinding::new(spec)?)),
         other => Err(Error::InvalidRule {
             name: spec.name.clone(),
             message: format!("unknown rule kind `{other}`"),
@@ -211,5 +218,35 @@ mod tests {
             Err(e) => e.to_string(),
         };
         assert!(err.contains("params.patterns"), "{err}");
+    }
+
+    #[test]
+    fn site_rules_name_their_missing_vocabulary() {
+        let cases = [
+            ("registration", "registration", "params.router_receivers"),
+            ("injection", "injection", "params.markers"),
+            ("event_binding", "event_binding", "params.max_files"),
+        ];
+        for (relation, kind, missing) in cases {
+            let text = format!(
+                "[[rule]]\nname = \"r\"\nrelation = \"{relation}\"\nconfidence = 0.5\nkind = \"{kind}\""
+            );
+            let spec = &parse_specs(&text).unwrap()[0];
+            let err = match compile(spec) {
+                Ok(_) => panic!("a {kind} rule without params compiled"),
+                Err(e) => e.to_string(),
+            };
+            assert!(err.contains(missing), "{kind}: {err}");
+        }
+        // Every vocabulary is required, not only the first one read.
+        let spec = &parse_specs(
+            "[[rule]]\nname = \"r\"\nrelation = \"registration\"\nconfidence = 0.5\nkind = \"registration\"\nparams.router_receivers = [\"app\"]\nparams.registrars = []\nparams.router_verbs = []",
+        )
+        .unwrap()[0];
+        let err = compile(spec)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("params.lookups"), "{err}");
     }
 }

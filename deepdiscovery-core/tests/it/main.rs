@@ -5,6 +5,7 @@ mod support;
 mod config_facts;
 mod discover;
 mod grammars;
+mod implicit_rules;
 mod lang_c_family;
 mod lang_csharp;
 mod lang_go;

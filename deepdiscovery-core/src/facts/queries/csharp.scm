@@ -108,3 +108,50 @@
 ; ---- strings (dotted paths, file paths, placeholders)
 (string_literal (string_literal_content) @string)
 (verbatim_string_literal) @string
+
+; ---- call sites: calls with string or name arguments (generic type arguments count:
+; `services.AddScoped<IGateway, StripeGateway>()`)
+(invocation_expression
+  function: (_) @call.function
+  arguments: (argument_list) @call.args) @call
+
+; ---- decorations (attributes): the name and arguments, then what is attributed — a
+; type (with its constructors' parameters), a method or constructor (with its
+; parameters), a property, field or parameter (its declared type)
+(attribute
+  name: (_) @decoration.function
+  (attribute_argument_list)? @decoration.args) @decoration
+
+(class_declaration
+  (attribute_list (attribute) @decoration)
+  name: (identifier) @decoration.target)
+(interface_declaration
+  (attribute_list (attribute) @decoration)
+  name: (identifier) @decoration.target)
+(struct_declaration
+  (attribute_list (attribute) @decoration)
+  name: (identifier) @decoration.target)
+(record_declaration
+  (attribute_list (attribute) @decoration)
+  name: (identifier) @decoration.target)
+(class_declaration
+  (attribute_list (attribute) @decoration)
+  body: (declaration_list
+    (constructor_declaration parameters: (parameter_list) @decoration.params)))
+(method_declaration
+  (attribute_list (attribute) @decoration)
+  name: (identifier) @decoration.target
+  parameters: (parameter_list) @decoration.params)
+(constructor_declaration
+  (attribute_list (attribute) @decoration)
+  name: (identifier) @decoration.target
+  parameters: (parameter_list) @decoration.params)
+(property_declaration
+  (attribute_list (attribute) @decoration)
+  type: (_) @decoration.target)
+(field_declaration
+  (attribute_list (attribute) @decoration)
+  (variable_declaration type: (_) @decoration.target))
+(parameter
+  (attribute_list (attribute) @decoration)
+  type: (_) @decoration.target)

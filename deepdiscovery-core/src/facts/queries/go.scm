@@ -87,3 +87,9 @@
     (interpreted_string_literal (interpreted_string_literal_content) @string)
     (raw_string_literal (raw_string_literal_content) @string)
   ])
+
+; ---- call sites: calls with string or name arguments (`http.HandleFunc("/orders",
+; handlers.ListOrders)`, `bus.Publish("orders.created", evt)`)
+(call_expression
+  function: (_) @call.function
+  arguments: (argument_list) @call.args) @call

@@ -68,3 +68,52 @@
 ; ---- strings (dotted paths, file paths, placeholders)
 (string_literal (string_fragment) @string)
 (string_literal (multiline_string_fragment) @string)
+
+; ---- call sites: calls with string or name arguments
+(method_invocation
+  object: (_) @call.receiver
+  name: (identifier) @call.name
+  arguments: (argument_list) @call.args) @call
+(method_invocation
+  !object
+  name: (identifier) @call.name
+  arguments: (argument_list) @call.args) @call
+
+; ---- decorations (annotations): the name and arguments, then what is annotated — a
+; type (with its constructors' parameters), a method or constructor (with its
+; parameters), a field or a parameter (its declared type)
+(marker_annotation name: (_) @decoration.function) @decoration
+(annotation
+  name: (_) @decoration.function
+  arguments: (annotation_argument_list) @decoration.args) @decoration
+
+(class_declaration
+  (modifiers [(marker_annotation) (annotation)] @decoration)
+  name: (identifier) @decoration.target)
+(interface_declaration
+  (modifiers [(marker_annotation) (annotation)] @decoration)
+  name: (identifier) @decoration.target)
+(enum_declaration
+  (modifiers [(marker_annotation) (annotation)] @decoration)
+  name: (identifier) @decoration.target)
+(record_declaration
+  (modifiers [(marker_annotation) (annotation)] @decoration)
+  name: (identifier) @decoration.target)
+(class_declaration
+  (modifiers [(marker_annotation) (annotation)] @decoration)
+  body: (class_body
+    (constructor_declaration parameters: (formal_parameters) @decoration.params)))
+(method_declaration
+  (modifiers [(marker_annotation) (annotation)] @decoration)
+  name: (identifier) @decoration.target
+  parameters: (formal_parameters) @decoration.params)
+(constructor_declaration
+  (modifiers [(marker_annotation) (annotation)] @decoration)
+  name: (identifier) @decoration.target
+  parameters: (formal_parameters) @decoration.params)
+(field_declaration
+  (modifiers [(marker_annotation) (annotation)] @decoration)
+  type: (_) @decoration.target)
+(formal_parameter
+  (modifiers [(marker_annotation) (annotation)] @decoration)
+  type: (_) @decoration.target)

@@ -117,3 +117,29 @@
   function: (_) @_callee
   arguments: (arguments (string (string_fragment) @string))
   (#not-any-of? @_callee "require" "import"))
+
+; ---- call sites: calls with string or name arguments (`router.get("/orders", list)`,
+; `bus.emit("order:placed", order)`)
+(call_expression
+  function: (_) @call.function
+  arguments: (arguments) @call.args) @call
+
+; ---- decorations: the name and arguments, then what is decorated
+(decorator [(identifier) (member_expression)] @decoration.function) @decoration
+(decorator
+  (call_expression
+    function: (_) @decoration.function
+    arguments: (arguments) @decoration.args)) @decoration
+
+(class_declaration
+  decorator: (decorator) @decoration
+  name: (identifier) @decoration.target)
+(export_statement
+  decorator: (decorator) @decoration
+  declaration: (class_declaration name: (identifier) @decoration.target))
+(method_definition
+  decorator: (decorator) @decoration
+  name: (property_identifier) @decoration.target)
+(field_definition
+  decorator: (decorator) @decoration
+  property: (property_identifier) @decoration.target)

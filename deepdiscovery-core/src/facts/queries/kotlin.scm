@@ -86,3 +86,40 @@
 ; ---- strings (dotted paths, file paths, placeholders)
 (string_literal (string_content) @string)
 (multiline_string_literal (string_content) @string)
+
+; ---- call sites: calls with string or name arguments
+(call_expression
+  . (_) @call.function
+  (value_arguments) @call.args) @call
+
+; ---- decorations (annotations): the name and arguments, then what is annotated — a
+; class (with its primary constructor's parameters), a function, a property or a
+; constructor parameter (its declared type)
+(annotation (user_type) @decoration.function) @decoration
+(annotation
+  (constructor_invocation
+    (user_type) @decoration.function
+    (value_arguments) @decoration.args)) @decoration
+
+(class_declaration
+  (modifiers (annotation) @decoration)
+  name: (identifier) @decoration.target)
+(class_declaration
+  (modifiers (annotation) @decoration)
+  (primary_constructor (class_parameters) @decoration.params))
+; `class A @Inject constructor(b: B)`
+(class_declaration
+  name: (identifier) @decoration.target
+  (primary_constructor
+    (modifiers (annotation) @decoration)
+    (class_parameters) @decoration.params))
+(function_declaration
+  (modifiers (annotation) @decoration)
+  name: (identifier) @decoration.target
+  (function_value_parameters) @decoration.params)
+(property_declaration
+  (modifiers (annotation) @decoration)
+  (variable_declaration [(user_type) (nullable_type)] @decoration.target))
+(class_parameter
+  (modifiers (annotation) @decoration)
+  [(user_type) (nullable_type)] @decoration.target)

@@ -54,3 +54,25 @@
 
 ; ---- strings (dotted paths, file paths, placeholders)
 (string (string_content) @string)
+
+; ---- call sites: calls with string or name arguments (`registry.register("csv", X)`,
+; `path("orders/", views.list_orders)`, `order_placed.send(sender=Order)`)
+(call
+  function: (_) @call.function
+  arguments: (argument_list) @call.args) @call
+
+; ---- decorations: the name and arguments, then what is decorated
+(decorator [(identifier) (attribute)] @decoration.function) @decoration
+(decorator
+  (call
+    function: (_) @decoration.function
+    arguments: (argument_list) @decoration.args)) @decoration
+
+(decorated_definition
+  (decorator) @decoration
+  definition: (function_definition
+    name: (identifier) @decoration.target
+    parameters: (parameters) @decoration.params))
+(decorated_definition
+  (decorator) @decoration
+  definition: (class_definition name: (identifier) @decoration.target))

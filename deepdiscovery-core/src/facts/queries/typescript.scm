@@ -142,3 +142,75 @@
   function: (_) @_callee
   arguments: (arguments (string (string_fragment) @string))
   (#not-any-of? @_callee "require" "import"))
+
+; ---- call sites: calls with string or name arguments (`router.get("/orders", list)`,
+; `bus.emit("order:placed", order)`)
+(call_expression
+  function: (_) @call.function
+  arguments: (arguments) @call.args) @call
+
+; ---- decorations (NestJS, Angular, TypeORM…): the name and arguments, then what is
+; decorated — a class (with its constructor's parameters), a method (with its
+; parameters), a property or a constructor parameter (its declared type)
+(decorator [(identifier) (member_expression)] @decoration.function) @decoration
+(decorator
+  (call_expression
+    function: (_) @decoration.function
+    arguments: (arguments) @decoration.args)) @decoration
+
+(class_declaration
+  decorator: (decorator) @decoration
+  name: (type_identifier) @decoration.target)
+(abstract_class_declaration
+  decorator: (decorator) @decoration
+  name: (type_identifier) @decoration.target)
+(class_declaration
+  decorator: (decorator) @decoration
+  body: (class_body
+    (method_definition
+      name: (property_identifier) @_constructor
+      parameters: (formal_parameters) @decoration.params)
+    (#eq? @_constructor "constructor")))
+(abstract_class_declaration
+  decorator: (decorator) @decoration
+  body: (class_body
+    (method_definition
+      name: (property_identifier) @_constructor
+      parameters: (formal_parameters) @decoration.params)
+    (#eq? @_constructor "constructor")))
+(export_statement
+  decorator: (decorator) @decoration
+  declaration: [
+    (class_declaration name: (type_identifier) @decoration.target)
+    (abstract_class_declaration name: (type_identifier) @decoration.target)
+  ])
+(export_statement
+  decorator: (decorator) @decoration
+  declaration: [
+    (class_declaration
+      body: (class_body
+        (method_definition
+          name: (property_identifier) @_constructor
+          parameters: (formal_parameters) @decoration.params)))
+    (abstract_class_declaration
+      body: (class_body
+        (method_definition
+          name: (property_identifier) @_constructor
+          parameters: (formal_parameters) @decoration.params)))
+  ]
+  (#eq? @_constructor "constructor"))
+(class_body
+  (decorator) @decoration
+  .
+  (method_definition
+    name: (property_identifier) @decoration.target
+    parameters: (formal_parameters) @decoration.params))
+(public_field_definition
+  decorator: (decorator) @decoration
+  type: (type_annotation) @decoration.target)
+(required_parameter
+  decorator: (decorator) @decoration
+  type: (type_annotation) @decoration.target)
+(optional_parameter
+  decorator: (decorator) @decoration
+  type: (type_annotation) @decoration.target)
