@@ -1,7 +1,8 @@
-//! Measures the Location stage on development tasks (JSONL files of real issues, see
-//! `/work/shared/bench/README.md`): for each task, checks out the repository at the
-//! task's commit, runs `Session::locate` in a fresh session, and scores the ranking
-//! against the task's gold files.
+//! Measures `Session::discover` (or the Location stage alone) on development tasks
+//! (JSONL files of real issues, see `/work/shared/bench/README.md`): for each task,
+//! checks out the repository at the task's commit, runs `discover` in a fresh session,
+//! and scores both the package's ranking and its returned set against the task's gold
+//! files.
 //!
 //! ```sh
 //! cargo run --release -p deepdiscovery-core --example eval_tasks -- [OPTIONS] TASKS.jsonl...
@@ -13,26 +14,41 @@
 //! - `--checkouts DIR` where plain checkouts live, one per task id (default
 //!   `/work/bench-repos`); a missing one is made with `--checkout-script` (default
 //!   `/work/shared/bench/checkout.sh`) from the git directory found under `--mirrors`
-//!   (default `/work/.mirror`, as `OWNER+NAME/repo` or `swe-bench+OWNER__NAME/repo`);
+//!   (default `/work/.mirror`, as `OWNER+NAME/repo` or `swe-bench+OWNER__NAME/repo`,
+//!   the exact spelling first, then any spelling that differs only in case);
 //! - `--clean` deletes each checkout after its task (checkouts are big);
+//! - `--locate` runs `Session::locate` only, as this harness did before `discover`
+//!   existed: the ranking and the anchors are scored, there is no returned set;
 //! - `--no-sem --no-sum --no-rule --no-prior` switch off one term of Eq. 6 each,
-//!   `--anchors K` sets K_a;
+//!   `--anchors K` sets K_a, `--budget TOKENS` sets Γ_max (its Location share sets
+//!   Γ_loc, so it matters to `--locate` too);
+//! - `--location-only --no-compression --no-implicit --no-metadata-first` are the
+//!   reduced variants of Table III, `--tau X` and `--kappa X` the thresholds of Eq. 7
+//!   and Eq. 8 (all but `--no-compression`, which is `--no-sum` there, are refused
+//!   with `--locate`);
 //! - `--json OUT` writes one JSON line of results per task.
 //!
 //! One line per task goes to stderr (the rank of each gold file, `-` when it is not
-//! ranked, `*` after a file the fix creates), the summary tables to stdout: per input
-//! file, and per language when a file has several.
+//! ranked, `*` after a file the fix creates; then whether each is in the returned set,
+//! `+` or `-`, the set's size, tokens and steps), the summary tables to stdout: per
+//! input file, and per language when a file has several.
 //!
-//! Metrics, over `ranked` (or `anchors` when `ranked` is empty): FRR@k, the share of
-//! tasks whose gold files are all in the first k; FRR@Ka, the same for the anchor set;
-//! micro recall@10; MRR of the best-ranked gold file. Each is given including the gold
-//! files the fix creates (no retriever can return them) and excluding them (tasks
-//! left with no gold file drop out of that row). Tasks whose repository or commit is
-//! not available are counted apart and never scored; a task whose `locate` fails is
-//! scored as an empty ranking and counted as an error (a panic too).
+//! Ranking metrics, over the package's `ranked_files` (`ranked` with `--locate`; the
+//! anchors when it is empty): FRR@k, the share of tasks whose gold files are all in
+//! the first k; FRR@Ka, the same for the anchor set; micro recall@10; MRR of the
+//! best-ranked gold file. Set metrics, over the package's `files`: FRR, the share of
+//! tasks whose gold files are all in the set; micro recall and micro precision
+//! (selected gold files over selected files, summed over tasks); mean set size. The
+//! cost table adds the mean tokens and steps of a package, the mean milliseconds of
+//! each stage, and how many packages used more tokens than Γ_max (there must be
+//! none). Each quality metric is given including the gold files the fix creates (no
+//! retriever can return them) and excluding them (tasks left with no gold file drop
+//! out of that row). Tasks whose repository or commit is not available are counted
+//! apart and never scored; a task whose run fails is scored as an empty ranking and
+//! an empty set and counted as an error (a panic too).
 
 use std::any::Any;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::panic::AssertUnwindSafe;
@@ -40,14 +56,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
-use deepdiscovery_core::locate::{LocateConfig, LocateCost, Location, ScoredFile};
-use deepdiscovery_core::{Session, Task};
-use serde::Deserialize;
-use serde_json::json;
+use deepdiscovery_core::infer::StopReason;
+use deepdiscovery_core::locate::Location;
+use deepdiscovery_core::{ContextPackage, DiscoverConfig, Session, Task};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
 
 const USAGE: &str = "usage: eval_tasks [--limit N] [--repo OWNER/NAME] [--ids A,B] \
-[--checkouts DIR] [--mirrors DIR] [--checkout-script PATH] [--clean] \
-[--no-sem] [--no-sum] [--no-rule] [--no-prior] [--anchors K] [--json OUT] TASKS.jsonl...";
+[--checkouts DIR] [--mirrors DIR] [--checkout-script PATH] [--clean] [--locate] \
+[--no-sem] [--no-sum] [--no-rule] [--no-prior] [--anchors K] [--budget TOKENS] \
+[--location-only] [--no-compression] [--no-implicit] [--no-metadata-first] \
+[--tau X] [--kappa X] [--json OUT] TASKS.jsonl...";
 
 /// The cut-offs of FRR@k.
 const CUTOFFS: [usize; 3] = [1, 5, 10];
@@ -57,6 +76,8 @@ const RECALL_AT: usize = 10;
 const JSON_TOP: usize = 20;
 /// How many distinct error messages the summary names.
 const MAX_FAILURE_KINDS: usize = 5;
+/// The stages of `discover` whose mean time the cost table gives, in report order.
+const STAGES: [&str; 4] = ["location", "graph", "expansion", "construction"];
 
 fn main() -> ExitCode {
     let options = match parse_args(std::env::args().skip(1)) {
@@ -84,6 +105,7 @@ fn main() -> ExitCode {
 // Options
 
 /// What the command line asked for.
+#[derive(Debug)]
 struct Options {
     files: Vec<PathBuf>,
     limit: Option<usize>,
@@ -93,7 +115,10 @@ struct Options {
     mirrors: PathBuf,
     script: PathBuf,
     clean: bool,
-    config: LocateConfig,
+    /// Run `locate` only (no package, no returned set).
+    locate: bool,
+    /// The `discover` configuration; `--locate` uses its Location part.
+    config: DiscoverConfig,
     json: Option<PathBuf>,
 }
 
@@ -108,7 +133,8 @@ impl Default for Options {
             mirrors: PathBuf::from("/work/.mirror"),
             script: PathBuf::from("/work/shared/bench/checkout.sh"),
             clean: false,
-            config: LocateConfig::default(),
+            locate: false,
+            config: DiscoverConfig::default(),
             json: None,
         }
     }
@@ -117,6 +143,8 @@ impl Default for Options {
 /// Parses the arguments; `Ok(None)` asks for the usage text.
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
     let mut o = Options::default();
+    // Flags that only mean something to `discover`, refused with `--locate`.
+    let mut discover_only: Vec<String> = Vec::new();
     while let Some(arg) = args.next() {
         // `--flag=value` and `--flag value` are both accepted.
         let (flag, inline) = match arg.split_once('=') {
@@ -142,12 +170,26 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
             "--mirrors" => o.mirrors = value()?.into(),
             "--checkout-script" => o.script = value()?.into(),
             "--json" => o.json = Some(value()?.into()),
-            "--anchors" => o.config.anchors = parse_count(&flag, &value()?)?,
             "--clean" => o.clean = true,
-            "--no-sem" => o.config.ablation.no_sem = true,
-            "--no-sum" => o.config.ablation.no_sum = true,
-            "--no-rule" => o.config.ablation.no_rule = true,
-            "--no-prior" => o.config.ablation.no_prior = true,
+            "--locate" => o.locate = true,
+            "--anchors" => o.config.anchors = parse_count(&flag, &value()?)?,
+            "--budget" => o.config.budget.max_tokens = parse_count(&flag, &value()?)?,
+            "--no-sem" => o.config.location_ablation.no_sem = true,
+            "--no-sum" => o.config.location_ablation.no_sum = true,
+            "--no-rule" => o.config.location_ablation.no_rule = true,
+            "--no-prior" => o.config.location_ablation.no_prior = true,
+            "--no-compression" => o.config.ablation.no_compression = true,
+            "--location-only" | "--no-implicit" | "--no-metadata-first" | "--tau" | "--kappa" => {
+                let a = &mut o.config.ablation;
+                match flag.as_str() {
+                    "--location-only" => a.location_only = true,
+                    "--no-implicit" => a.no_implicit = true,
+                    "--no-metadata-first" => a.no_metadata_first = true,
+                    "--tau" => o.config.tau = parse_fraction(&flag, &value()?)?,
+                    _ => o.config.kappa = parse_fraction(&flag, &value()?)?,
+                }
+                discover_only.push(flag);
+            }
             s if s.starts_with('-') && s.len() > 1 => return Err(format!("unknown option {s}")),
             _ => o.files.push(arg.into()),
         }
@@ -155,9 +197,15 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
     if o.files.is_empty() {
         return Err("no task file given".into());
     }
+    if o.locate && !discover_only.is_empty() {
+        return Err(format!(
+            "{} only apply to discover, not with --locate",
+            discover_only.join(", ")
+        ));
+    }
     o.config
         .validate()
-        .map_err(|e| format!("bad Location configuration: {e}"))?;
+        .map_err(|e| format!("bad configuration: {e}"))?;
     Ok(Some(o))
 }
 
@@ -167,6 +215,12 @@ fn parse_count(flag: &str, value: &str) -> Result<usize, String> {
         .map_err(|_| format!("{flag} wants a non-negative integer, got {value:?}"))
 }
 
+/// A number; its range is checked by `DiscoverConfig::validate`.
+fn parse_fraction(flag: &str, value: &str) -> Result<f32, String> {
+    value
+        .parse()
+        .map_err(|_| format!("{flag} wants a number, got {value:?}"))
+}
 // ---------------------------------------------------------------------------------
 // Tasks
 
@@ -234,8 +288,12 @@ fn read_tasks(path: &Path, options: &Options) -> Result<Vec<BenchTask>, String> 
     Ok(tasks)
 }
 
+/// Whether the `--repo` (in any case) and `--ids` filters keep a task.
 fn selected(task: &BenchTask, options: &Options) -> bool {
-    options.repo.as_ref().is_none_or(|r| *r == task.repo)
+    options
+        .repo
+        .as_ref()
+        .is_none_or(|r| r.eq_ignore_ascii_case(&task.repo))
         && options
             .ids
             .as_ref()
@@ -245,17 +303,38 @@ fn selected(task: &BenchTask, options: &Options) -> bool {
 // ---------------------------------------------------------------------------------
 // Checkouts
 
-/// The git directory of a repository under the mirrors directory, if any.
+/// The git directory of a repository under the mirrors directory, if any. Mirror
+/// names keep GitHub's spelling (`briannesbitt+Carbon` for `briannesbitt/carbon`),
+/// so a name that differs only in case is taken when the exact one is missing.
 fn find_mirror(mirrors: &Path, repo: &str) -> Option<PathBuf> {
     let (owner, name) = repo.split_once('/')?;
-    let names = [
+    let wanted = [
         format!("{owner}+{name}"),
         format!("swe-bench+{owner}__{name}"),
     ];
-    names
+    // Only names present in the directory are joined, so no task field can lead
+    // outside it.
+    let mut present: Vec<String> = fs::read_dir(mirrors)
+        .ok()?
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .collect();
+    present.sort();
+    wanted
         .iter()
+        .flat_map(|w| mirror_names(&present, w))
         .flat_map(|n| [mirrors.join(n).join("repo"), mirrors.join(n)])
         .find(|dir| dir.join("HEAD").is_file() && dir.join("objects").is_dir())
+}
+
+/// The names of `present` that spell `wanted`: the exact spelling first, then those
+/// that differ only in case, in sorted order.
+fn mirror_names<'a>(present: &'a [String], wanted: &str) -> Vec<&'a str> {
+    let folded = wanted.to_lowercase();
+    let exact = present.iter().filter(|p| *p == wanted);
+    let other = present
+        .iter()
+        .filter(|p| *p != wanted && p.to_lowercase() == folded);
+    exact.chain(other).map(String::as_str).collect()
 }
 
 /// Makes sure a plain checkout of the task's commit exists and returns its path. The
@@ -309,32 +388,54 @@ fn remove_dir(dir: &Path) -> Result<(), String> {
 enum Outcome {
     /// The repository or its commit could not be had: not scored.
     Unavailable(String),
-    /// `Session::open` or `locate` failed: scored as an empty ranking.
+    /// `Session::open`, `locate` or `discover` failed: scored as an empty ranking (and
+    /// an empty set when `discover` was asked for).
     Failed(String),
-    /// `locate` answered.
+    /// `locate` or `discover` answered.
     Located(Box<Run>),
 }
 
-/// What a successful `locate` gave that the harness uses.
+/// What a successful run gave that the harness uses, as paths: [`score`] needs
+/// nothing else, so tests build runs by hand.
+#[derive(Debug, Default)]
 struct Run {
-    /// The anchors Ĥ.
-    anchors: Vec<ScoredFile>,
-    /// The ranking scored: `ranked`, or the anchors when nothing else was ranked.
-    ranking: Vec<ScoredFile>,
-    /// How long `ranked` was.
+    /// `locate` or `discover`.
+    stage: &'static str,
+    /// The anchors Ĥ, best first.
+    anchors: Vec<String>,
+    /// The ranking scored: `ranked_files` (`ranked` of a Location), or the anchors
+    /// when it is empty.
+    ranking: Vec<String>,
+    /// How long the ranking was before falling back to the anchors.
     ranked_len: usize,
-    cost: LocateCost,
-    /// The rest of the [`Location`] as JSON (environment, task type, cues, weights,
-    /// view…), kept whole so that fields added to it reach `--json` untouched.
-    details: serde_json::Value,
-    /// Milliseconds around `locate` only.
-    locate_ms: f64,
-    /// Milliseconds around `Session::open` and `locate`.
+    /// The returned set and its accounting, when `discover` ran.
+    package: Option<PackageRun>,
+    files_read: usize,
+    files_parsed: usize,
+    /// Milliseconds around `locate` or `discover` only.
+    stage_ms: f64,
+    /// Milliseconds around `Session::open` and the run.
     total_ms: f64,
+    /// What else goes to `--json` (scored entries, anchors, details).
+    json: Map<String, Value>,
+}
+
+/// The returned set of a package and what it cost.
+#[derive(Debug, Clone, PartialEq)]
+struct PackageRun {
+    /// The package's `files`, in rank order.
+    files: Vec<String>,
+    used_tokens: usize,
+    max_tokens: usize,
+    steps: usize,
+    stop: StopReason,
+    /// Milliseconds per stage name.
+    stages: Vec<(String, f64)>,
 }
 
 impl Run {
-    fn new(location: Location, locate_ms: f64, total_ms: f64) -> Run {
+    /// A Location, keeping the `--json` fields this harness always wrote.
+    fn from_location(location: Location, gold: &[&str], stage_ms: f64, total_ms: f64) -> Run {
         let mut details = serde_json::to_value(&location).unwrap_or_default();
         if let Some(map) = details.as_object_mut() {
             for key in ["anchors", "ranked", "cost"] {
@@ -342,34 +443,154 @@ impl Run {
             }
         }
         let ranked_len = location.ranked.len();
-        let ranking = ranking_or_anchors(location.ranked, &location.anchors);
+        let scored = if location.ranked.is_empty() {
+            &location.anchors
+        } else {
+            &location.ranked
+        };
+        let mut json = scored_json(scored, |f| f.path.as_str(), gold);
+        json.insert("cost".into(), to_json(&location.cost));
+        json.insert("anchors".into(), to_json(&location.anchors));
+        json.insert("location".into(), details);
         Run {
-            anchors: location.anchors,
-            ranking,
+            stage: "locate",
+            anchors: paths(&location.anchors, |f| &f.path),
+            ranking: paths(scored, |f| &f.path),
             ranked_len,
-            cost: location.cost,
-            details,
-            locate_ms,
+            package: None,
+            files_read: location.cost.files_read,
+            files_parsed: location.cost.files_parsed,
+            stage_ms,
             total_ms,
+            json,
         }
     }
+
+    /// A context package. Its files go to `--json` with the name of their view in
+    /// place of the view's text.
+    fn from_package(package: ContextPackage, gold: &[&str], stage_ms: f64, total_ms: f64) -> Run {
+        let mut details = serde_json::to_value(&package).unwrap_or_default();
+        let selected: Vec<Value> = match details.as_object_mut() {
+            Some(map) => {
+                for key in ["ranked_files", "anchors", "budget", "task"] {
+                    map.remove(key);
+                }
+                let files = map.remove("files");
+                let files = files.as_ref().and_then(Value::as_array);
+                package
+                    .files
+                    .iter()
+                    .zip(files.into_iter().flatten())
+                    .map(|(file, value)| {
+                        let mut value = value.clone();
+                        if let Some(value) = value.as_object_mut() {
+                            value.insert("view".into(), file.view.name().into());
+                        }
+                        value
+                    })
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        let budget = &package.budget;
+        let ranked_len = package.ranked_files.len();
+        let (ranking, mut json) = if package.ranked_files.is_empty() {
+            let scored = scored_json(&package.anchors, |f| f.path.as_str(), gold);
+            (paths(&package.anchors, |f| &f.path), scored)
+        } else {
+            let scored = scored_json(&package.ranked_files, |f| f.path.as_str(), gold);
+            (paths(&package.ranked_files, |f| &f.path), scored)
+        };
+        json.insert(
+            "cost".into(),
+            json!({"files_read": budget.files_read, "files_parsed": budget.files_parsed}),
+        );
+        json.insert("anchors".into(), to_json(&package.anchors));
+        json.insert("selected".into(), Value::Array(selected));
+        json.insert("used_tokens".into(), budget.used_tokens.into());
+        json.insert("max_tokens".into(), budget.max_tokens.into());
+        json.insert("steps".into(), budget.steps.into());
+        json.insert("stop".into(), to_json(&budget.stop));
+        json.insert("budget".into(), to_json(budget));
+        json.insert("package".into(), details);
+        Run {
+            stage: "discover",
+            anchors: paths(&package.anchors, |f| &f.path),
+            ranking,
+            ranked_len,
+            package: Some(PackageRun {
+                files: paths(&package.files, |f| &f.path),
+                used_tokens: budget.used_tokens,
+                max_tokens: budget.max_tokens,
+                steps: budget.steps,
+                stop: budget.stop,
+                stages: budget
+                    .stages
+                    .iter()
+                    .map(|s| (s.stage.clone(), s.millis))
+                    .collect(),
+            }),
+            files_read: budget.files_read,
+            files_parsed: budget.files_parsed,
+            stage_ms,
+            total_ms,
+            json,
+        }
+    }
+}
+
+fn paths<T>(items: &[T], path: impl Fn(&T) -> &String) -> Vec<String> {
+    items.iter().map(|item| path(item).clone()).collect()
+}
+
+fn to_json(value: &impl Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or_default()
+}
+
+/// The `--json` fields of a ranking: the entries of the gold files
+/// (`gold_scored`) and the first [`JSON_TOP`] (`top`).
+fn scored_json<T: Serialize>(
+    ranking: &[T],
+    path: impl Fn(&T) -> &str,
+    gold: &[&str],
+) -> Map<String, Value> {
+    let gold_scored: Vec<&T> = ranking.iter().filter(|f| gold.contains(&path(f))).collect();
+    let top: Vec<&T> = ranking.iter().take(JSON_TOP).collect();
+    let mut json = Map::new();
+    json.insert("gold_scored".into(), to_json(&gold_scored));
+    json.insert("top".into(), to_json(&top));
+    json
 }
 
 /// One task and its outcome.
 struct TaskResult {
     task: BenchTask,
     outcome: Outcome,
-    /// 1-based rank of each gold file (in `gold_including` order), `None` when absent.
-    ranks: Vec<Option<usize>>,
-    /// Whether each gold file is among the anchors.
-    in_anchors: Vec<bool>,
+    /// Where its gold files landed.
+    scores: Scores,
+}
+
+impl TaskResult {
+    /// Scores an outcome; `discover` tells whether a failure counts as an empty set.
+    fn new(task: BenchTask, outcome: Outcome, discover: bool) -> TaskResult {
+        let run = match &outcome {
+            Outcome::Located(run) => Some(run.as_ref()),
+            _ => None,
+        };
+        let scores = score(&task.gold_including(), run, discover);
+        TaskResult {
+            task,
+            outcome,
+            scores,
+        }
+    }
 }
 
 fn run_task(task: BenchTask, options: &Options) -> TaskResult {
     let outcome = match ensure_checkout(&task, options) {
         Err(reason) => Outcome::Unavailable(reason),
         Ok(root) => {
-            let outcome = locate(&task, &root, &options.config);
+            let outcome = run_one(&task, &root, options);
             if options.clean
                 && let Err(e) = remove_dir(&root)
             {
@@ -378,41 +599,12 @@ fn run_task(task: BenchTask, options: &Options) -> TaskResult {
             outcome
         }
     };
-    let (ranks, in_anchors) = gold_positions(&task, &outcome);
-    TaskResult {
-        task,
-        outcome,
-        ranks,
-        in_anchors,
-    }
+    TaskResult::new(task, outcome, !options.locate)
 }
 
-/// The ranking scored: `ranked`, or the anchors when nothing else was ranked.
-fn ranking_or_anchors(ranked: Vec<ScoredFile>, anchors: &[ScoredFile]) -> Vec<ScoredFile> {
-    if ranked.is_empty() {
-        anchors.to_vec()
-    } else {
-        ranked
-    }
-}
-
-/// The rank of each gold file (in `gold_including` order) and whether it is an
-/// anchor; a task without a ranking has every gold file absent.
-fn gold_positions(task: &BenchTask, outcome: &Outcome) -> (Vec<Option<usize>>, Vec<bool>) {
-    let gold = task.gold_including();
-    let Outcome::Located(run) = outcome else {
-        return (vec![None; gold.len()], vec![false; gold.len()]);
-    };
-    let rank = first_ranks(&run.ranking);
-    let anchors: BTreeSet<&str> = run.anchors.iter().map(|f| f.path.as_str()).collect();
-    (
-        gold.iter().map(|g| rank.get(g).copied()).collect(),
-        gold.iter().map(|g| anchors.contains(g)).collect(),
-    )
-}
-
-/// Opens a fresh session (every repository read anew) and runs the Location stage.
-fn locate(task: &BenchTask, root: &Path, config: &LocateConfig) -> Outcome {
+/// Opens a fresh session (every repository read anew) and runs `discover`, or
+/// `locate` with `--locate`.
+fn run_one(task: &BenchTask, root: &Path, options: &Options) -> Outcome {
     let start = Instant::now();
     let session = match Session::open(root) {
         Ok(session) => session,
@@ -422,15 +614,39 @@ fn locate(task: &BenchTask, root: &Path, config: &LocateConfig) -> Outcome {
         Ok(query) => query,
         Err(e) => return Outcome::Failed(format!("Task::new: {e}")),
     };
-    let located = Instant::now();
+    let gold = task.gold_including();
+    let config = &options.config;
+    let began = Instant::now();
+    let elapsed = || {
+        (
+            began.elapsed().as_secs_f64() * 1e3,
+            start.elapsed().as_secs_f64() * 1e3,
+        )
+    };
     // A panic in the stage under development is one failed task, not a lost run.
-    let result = std::panic::catch_unwind(AssertUnwindSafe(|| session.locate(&query, config)));
-    let locate_ms = located.elapsed().as_secs_f64() * 1e3;
-    let total_ms = start.elapsed().as_secs_f64() * 1e3;
-    match result {
-        Ok(Ok(location)) => Outcome::Located(Box::new(Run::new(location, locate_ms, total_ms))),
-        Ok(Err(e)) => Outcome::Failed(format!("locate: {e}")),
-        Err(panic) => Outcome::Failed(format!("locate panicked: {}", panic_message(&panic))),
+    if options.locate {
+        let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            session.locate(&query, &config.locate())
+        }));
+        let (stage_ms, total_ms) = elapsed();
+        match result {
+            Ok(Ok(location)) => Outcome::Located(Box::new(Run::from_location(
+                location, &gold, stage_ms, total_ms,
+            ))),
+            Ok(Err(e)) => Outcome::Failed(format!("locate: {e}")),
+            Err(panic) => Outcome::Failed(format!("locate panicked: {}", panic_message(&panic))),
+        }
+    } else {
+        let result =
+            std::panic::catch_unwind(AssertUnwindSafe(|| session.discover(&query, config)));
+        let (stage_ms, total_ms) = elapsed();
+        match result {
+            Ok(Ok(package)) => Outcome::Located(Box::new(Run::from_package(
+                package, &gold, stage_ms, total_ms,
+            ))),
+            Ok(Err(e)) => Outcome::Failed(format!("discover: {e}")),
+            Err(panic) => Outcome::Failed(format!("discover panicked: {}", panic_message(&panic))),
+        }
     }
 }
 
@@ -443,47 +659,67 @@ fn panic_message(panic: &Box<dyn Any + Send>) -> &str {
         .unwrap_or("(no message)")
 }
 
-/// The 1-based rank of each path's first occurrence.
-fn first_ranks(ranking: &[ScoredFile]) -> HashMap<&str, usize> {
-    let mut ranks = HashMap::new();
-    for (i, file) in ranking.iter().enumerate() {
-        ranks.entry(file.path.as_str()).or_insert(i + 1);
-    }
-    ranks
-}
-
 /// The stderr line of one task.
 fn task_line(result: &TaskResult) -> String {
     let id = &result.task.id;
-    match &result.outcome {
-        Outcome::Unavailable(reason) => format!("{id}  unavailable: {reason}"),
-        Outcome::Failed(message) => format!("{id}  ERROR {message}"),
-        Outcome::Located(run) => {
-            let gold = result.task.gold_including();
-            let ranks: Vec<String> = gold
-                .iter()
-                .zip(&result.ranks)
-                .map(|(path, rank)| {
-                    let rank = rank.map_or("-".to_string(), |r| r.to_string());
-                    let mark = if result.task.is_new(path) { "*" } else { "" };
-                    format!("{rank}{mark}")
-                })
-                .collect();
-            let cost = run.cost;
-            format!(
-                "{id}  ranks [{}]  locate {:.1} ms  open+locate {:.1} ms  read {} parsed {}",
-                ranks.join(" "),
-                run.locate_ms,
-                run.total_ms,
-                cost.files_read,
-                cost.files_parsed
-            )
-        }
+    let run = match &result.outcome {
+        Outcome::Unavailable(reason) => return format!("{id}  unavailable: {reason}"),
+        Outcome::Failed(message) => return format!("{id}  ERROR {message}"),
+        Outcome::Located(run) => run,
+    };
+    let gold = result.task.gold_including();
+    let mark = |path: &str| if result.task.is_new(path) { "*" } else { "" };
+    let ranks: Vec<String> = gold
+        .iter()
+        .zip(&result.scores.ranks)
+        .map(|(path, rank)| {
+            let rank = rank.map_or("-".to_string(), |r| r.to_string());
+            format!("{rank}{}", mark(path))
+        })
+        .collect();
+    let mut line = format!("{id}  ranks [{}]", ranks.join(" "));
+    if let (Some(package), Some(in_set)) = (&run.package, &result.scores.in_set) {
+        let set: Vec<String> = gold
+            .iter()
+            .zip(in_set)
+            .map(|(path, hit)| format!("{}{}", if *hit { "+" } else { "-" }, mark(path)))
+            .collect();
+        line.push_str(&format!(
+            "  set [{}] of {} files  tokens {}/{}{}  steps {} ({})",
+            set.join(" "),
+            result.scores.set_len,
+            package.used_tokens,
+            package.max_tokens,
+            if package.used_tokens > package.max_tokens {
+                " OVER BUDGET"
+            } else {
+                ""
+            },
+            package.steps,
+            stop_name(package.stop),
+        ));
+    }
+    line.push_str(&format!(
+        "  {stage} {:.1} ms  open+{stage} {:.1} ms  read {} parsed {}",
+        run.stage_ms,
+        run.total_ms,
+        run.files_read,
+        run.files_parsed,
+        stage = run.stage,
+    ));
+    line
+}
+
+/// The JSON name of a stop reason (`below_threshold`…).
+fn stop_name(stop: StopReason) -> String {
+    match to_json(&stop) {
+        Value::String(name) => name,
+        other => other.to_string(),
     }
 }
 
 /// The `--json` line of one task.
-fn task_json(result: &TaskResult, file: &Path) -> serde_json::Value {
+fn task_json(result: &TaskResult, file: &Path) -> Value {
     let task = &result.task;
     let mut value = json!({
         "id": task.id,
@@ -492,43 +728,102 @@ fn task_json(result: &TaskResult, file: &Path) -> serde_json::Value {
         "language": task.language,
         "gold_files": task.gold_including(),
         "gold_new_files": task.gold_new_files,
-        "ranks": result.ranks,
-        "in_anchors": result.in_anchors,
+        "ranks": result.scores.ranks,
+        "in_anchors": result.scores.in_anchors,
     });
+    if let Some(in_set) = &result.scores.in_set {
+        value["in_set"] = json!(in_set);
+    }
     let extra = match &result.outcome {
         Outcome::Unavailable(reason) => json!({"status": "unavailable", "message": reason}),
         Outcome::Failed(message) => json!({"status": "error", "message": message}),
         Outcome::Located(run) => {
-            let gold = task.gold_including();
-            let gold_scored: Vec<&ScoredFile> = run
-                .ranking
-                .iter()
-                .filter(|f| gold.contains(&f.path.as_str()))
-                .collect();
-            let top: Vec<&ScoredFile> = run.ranking.iter().take(JSON_TOP).collect();
-            json!({
-                "status": "ok",
-                "locate_ms": run.locate_ms,
-                "total_ms": run.total_ms,
-                "cost": run.cost,
-                "ranked_len": run.ranked_len,
-                "anchors": run.anchors,
-                "gold_scored": gold_scored,
-                "top": top,
-                "location": run.details,
-            })
+            let mut extra = run.json.clone();
+            extra.insert("status".into(), "ok".into());
+            extra.insert(format!("{}_ms", run.stage), run.stage_ms.into());
+            extra.insert("total_ms".into(), run.total_ms.into());
+            extra.insert("ranked_len".into(), run.ranked_len.into());
+            Value::Object(extra)
         }
     };
-    if let (Some(value), serde_json::Value::Object(extra)) = (value.as_object_mut(), extra) {
+    if let (Some(value), Value::Object(extra)) = (value.as_object_mut(), extra) {
         value.extend(extra);
     }
     value
 }
 
 // ---------------------------------------------------------------------------------
+// Scoring
+
+/// Where a task's gold files landed: the input of every metric.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Scores {
+    /// 1-based rank of each gold file (in `gold_including` order), `None` when absent.
+    ranks: Vec<Option<usize>>,
+    /// Whether each gold file is among the anchors.
+    in_anchors: Vec<bool>,
+    /// Whether each gold file is in the returned set; `None` when no set is scored
+    /// (`--locate`).
+    in_set: Option<Vec<bool>>,
+    /// How many distinct files the set holds.
+    set_len: usize,
+}
+
+impl Scores {
+    /// The scores of the gold files at `kept` only (the set's size unchanged).
+    fn keep(&self, kept: &[usize]) -> Scores {
+        Scores {
+            ranks: kept.iter().map(|i| self.ranks[*i]).collect(),
+            in_anchors: kept.iter().map(|i| self.in_anchors[*i]).collect(),
+            in_set: self
+                .in_set
+                .as_ref()
+                .map(|set| kept.iter().map(|i| set[*i]).collect()),
+            set_len: self.set_len,
+        }
+    }
+}
+
+/// Scores one task's run against its gold files; `run` is `None` when the task
+/// failed, and then `discover` tells whether it counts as an empty set.
+fn score(gold: &[&str], run: Option<&Run>, discover: bool) -> Scores {
+    let Some(run) = run else {
+        return Scores {
+            ranks: vec![None; gold.len()],
+            in_anchors: vec![false; gold.len()],
+            in_set: discover.then(|| vec![false; gold.len()]),
+            set_len: 0,
+        };
+    };
+    let rank = first_ranks(&run.ranking);
+    let anchors: HashSet<&str> = run.anchors.iter().map(String::as_str).collect();
+    let set: Option<HashSet<&str>> = run
+        .package
+        .as_ref()
+        .map(|p| p.files.iter().map(String::as_str).collect());
+    Scores {
+        ranks: gold.iter().map(|g| rank.get(g).copied()).collect(),
+        in_anchors: gold.iter().map(|g| anchors.contains(g)).collect(),
+        in_set: set
+            .as_ref()
+            .map(|set| gold.iter().map(|g| set.contains(g)).collect()),
+        set_len: set.as_ref().map_or(0, HashSet::len),
+    }
+}
+
+/// The 1-based rank of each path's first occurrence.
+fn first_ranks(ranking: &[String]) -> HashMap<&str, usize> {
+    let mut ranks = HashMap::new();
+    for (i, path) in ranking.iter().enumerate() {
+        ranks.entry(path.as_str()).or_insert(i + 1);
+    }
+    ranks
+}
+
+// ---------------------------------------------------------------------------------
 // Metrics
 
-/// Ranking quality over a set of tasks, for one definition of the gold set.
+/// Ranking and set quality over a set of tasks, for one definition of the gold set.
 #[derive(Debug, Default, Clone)]
 struct Quality {
     /// Tasks scored (with a non-empty gold set).
@@ -543,11 +838,43 @@ struct Quality {
     gold: usize,
     /// Sum of the reciprocal rank of the best-ranked gold file.
     reciprocal_ranks: f64,
+    /// The returned set: what [`SetQuality`] counts, over the tasks that have one.
+    set: SetQuality,
+}
+
+/// Quality of the returned sets.
+#[derive(Debug, Default, Clone, PartialEq)]
+struct SetQuality {
+    /// Tasks scored with a set.
+    tasks: usize,
+    /// Tasks with every gold file in the set.
+    full: usize,
+    /// Gold files in the set.
+    hits: usize,
+    /// Gold files.
+    gold: usize,
+    /// Files in the sets.
+    files: usize,
+}
+
+impl SetQuality {
+    /// FRR of the set, micro recall, micro precision and mean size, `None` when
+    /// undefined.
+    fn metrics(&self) -> [Option<f64>; 4] {
+        let share = |n: usize, d: usize| (d > 0).then(|| n as f64 / d as f64);
+        [
+            share(self.full, self.tasks),
+            share(self.hits, self.gold),
+            share(self.hits, self.files),
+            share(self.files, self.tasks),
+        ]
+    }
 }
 
 impl Quality {
-    /// Adds one task given the rank and anchor membership of each of its gold files.
-    fn add(&mut self, ranks: &[Option<usize>], in_anchors: &[bool]) {
+    /// Adds one task given where each of its gold files landed.
+    fn add(&mut self, scores: &Scores) {
+        let ranks = &scores.ranks;
         if ranks.is_empty() {
             return;
         }
@@ -557,7 +884,7 @@ impl Quality {
                 *count += 1;
             }
         }
-        if in_anchors.iter().all(|a| *a) {
+        if scores.in_anchors.iter().all(|a| *a) {
             self.full_in_anchors += 1;
         }
         self.gold += ranks.len();
@@ -568,27 +895,40 @@ impl Quality {
         if let Some(best) = ranks.iter().flatten().min() {
             self.reciprocal_ranks += 1.0 / *best as f64;
         }
+        if let Some(in_set) = &scores.in_set {
+            let set = &mut self.set;
+            set.tasks += 1;
+            let hits = in_set.iter().filter(|hit| **hit).count();
+            if hits == in_set.len() {
+                set.full += 1;
+            }
+            set.hits += hits;
+            set.gold += in_set.len();
+            set.files += scores.set_len;
+        }
     }
 
-    fn cells(&self) -> Vec<String> {
-        let share = |n: usize, d: usize| {
-            if d == 0 {
-                "-".to_string()
-            } else {
-                format!("{:.3}", n as f64 / d as f64)
-            }
-        };
+    /// The table cells: tasks, the ranking metrics, and with `set` the set metrics.
+    fn cells(&self, set: bool) -> Vec<String> {
+        let share = |n: usize, d: usize| fraction((d > 0).then(|| n as f64 / d as f64));
         let mut cells = vec![self.tasks.to_string()];
         cells.extend(self.full_at.iter().map(|n| share(*n, self.tasks)));
         cells.push(share(self.full_in_anchors, self.tasks));
         cells.push(share(self.hits, self.gold));
-        cells.push(if self.tasks == 0 {
-            "-".to_string()
-        } else {
-            format!("{:.3}", self.reciprocal_ranks / self.tasks as f64)
-        });
+        cells.push(fraction(
+            (self.tasks > 0).then(|| self.reciprocal_ranks / self.tasks as f64),
+        ));
+        if set {
+            let [frr, recall, precision, size] = self.set.metrics();
+            cells.extend([frr, recall, precision].map(fraction));
+            cells.push(size.map_or("-".to_string(), |s| format!("{s:.1}")));
+        }
         cells
     }
+}
+
+fn fraction(value: Option<f64>) -> String {
+    value.map_or("-".to_string(), |v| format!("{v:.3}"))
 }
 
 /// Everything counted for one group of tasks (a file, or a language within it).
@@ -599,10 +939,19 @@ struct Group {
     errors: usize,
     including: Quality,
     excluding: Quality,
-    locate_ms: Vec<f64>,
+    /// Milliseconds of `locate` or `discover`, per task that ran.
+    stage_ms: Vec<f64>,
     total_ms: Vec<f64>,
     files_read: usize,
     files_parsed: usize,
+    /// Packages made, with their tokens and steps.
+    packages: usize,
+    used_tokens: usize,
+    steps: usize,
+    /// Packages that used more tokens than their budget.
+    over_budget: usize,
+    /// Milliseconds per stage name, per package.
+    stages: BTreeMap<String, Vec<f64>>,
     /// Unavailable tasks per repository, with the first reason seen.
     missing: BTreeMap<String, (usize, String)>,
     /// Failed tasks per error message.
@@ -627,20 +976,29 @@ impl Group {
                 *self.failures.entry(message.clone()).or_default() += 1;
             }
             Outcome::Located(run) => {
-                self.locate_ms.push(run.locate_ms);
+                self.stage_ms.push(run.stage_ms);
                 self.total_ms.push(run.total_ms);
-                self.files_read += run.cost.files_read;
-                self.files_parsed += run.cost.files_parsed;
+                self.files_read += run.files_read;
+                self.files_parsed += run.files_parsed;
+                if let Some(package) = &run.package {
+                    self.packages += 1;
+                    self.used_tokens += package.used_tokens;
+                    self.steps += package.steps;
+                    if package.used_tokens > package.max_tokens {
+                        self.over_budget += 1;
+                    }
+                    for (stage, millis) in &package.stages {
+                        self.stages.entry(stage.clone()).or_default().push(*millis);
+                    }
+                }
             }
         }
-        self.including.add(&result.ranks, &result.in_anchors);
+        self.including.add(&result.scores);
         let gold = result.task.gold_including();
         let kept: Vec<usize> = (0..gold.len())
             .filter(|i| !result.task.is_new(gold[*i]))
             .collect();
-        let ranks: Vec<Option<usize>> = kept.iter().map(|i| result.ranks[*i]).collect();
-        let anchors: Vec<bool> = kept.iter().map(|i| result.in_anchors[*i]).collect();
-        self.excluding.add(&ranks, &anchors);
+        self.excluding.add(&result.scores.keep(&kept));
     }
 }
 
@@ -666,25 +1024,31 @@ fn ms(value: Option<f64>) -> String {
 // ---------------------------------------------------------------------------------
 // Report
 
-/// Prints the quality table of named groups, a row for each gold-set definition.
-fn print_quality(groups: &[(String, &Group)]) {
-    let header = [
+/// Prints the quality table of named groups, a row for each gold-set definition;
+/// with `set`, the returned set's columns too.
+fn print_quality(groups: &[(String, &Group)], set: bool) {
+    let mut header = vec![
         "group", "gold", "tasks", "FRR@1", "FRR@5", "FRR@10", "FRR@Ka", "R@10", "MRR",
     ];
+    if set {
+        header.extend(["set FRR", "set R", "set P", "files"]);
+    }
     let mut rows = vec![header.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
     for (name, group) in groups {
         for (label, quality) in [("incl", &group.including), ("excl", &group.excluding)] {
             let mut row = vec![name.clone(), label.to_string()];
-            row.extend(quality.cells());
+            row.extend(quality.cells(set));
             rows.push(row);
         }
     }
     print_table(&rows);
 }
 
-/// Prints counts, times and costs of named groups.
-fn print_costs(groups: &[(String, &Group)]) {
-    let header = [
+/// Prints counts, times and costs of named groups; with `stage` = `discover`, the
+/// packages' tokens, steps and stage times too.
+fn print_costs(groups: &[(String, &Group)], stage: &str) {
+    let discover = stage == "discover";
+    let mut header: Vec<String> = [
         "group",
         "tasks",
         "unavail",
@@ -698,36 +1062,54 @@ fn print_costs(groups: &[(String, &Group)]) {
         "p90 open+",
         "read/task",
         "parsed/task",
-    ];
-    let mut rows = vec![header.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+    ]
+    .map(String::from)
+    .to_vec();
+    if discover {
+        header.extend(["tokens/pkg", "over budget", "steps/pkg"].map(String::from));
+        header.extend(STAGES.map(|s| format!("{s} ms")));
+    }
+    let mut rows = vec![header];
     for (name, g) in groups {
-        let ok = g.locate_ms.len();
-        let per_task = |n: usize| {
-            if ok == 0 {
+        let ok = g.stage_ms.len();
+        let per = |n: usize, d: usize| {
+            if d == 0 {
                 "-".to_string()
             } else {
-                format!("{:.0}", n as f64 / ok as f64)
+                format!("{:.0}", n as f64 / d as f64)
             }
         };
-        rows.push(vec![
+        let mut row = vec![
             name.clone(),
             g.tasks.to_string(),
             g.unavailable.to_string(),
             g.errors.to_string(),
             ok.to_string(),
-            ms(mean(&g.locate_ms)),
-            ms(percentile(&g.locate_ms, 0.5)),
-            ms(percentile(&g.locate_ms, 0.9)),
+            ms(mean(&g.stage_ms)),
+            ms(percentile(&g.stage_ms, 0.5)),
+            ms(percentile(&g.stage_ms, 0.9)),
             ms(mean(&g.total_ms)),
             ms(percentile(&g.total_ms, 0.5)),
             ms(percentile(&g.total_ms, 0.9)),
-            per_task(g.files_read),
-            per_task(g.files_parsed),
-        ]);
+            per(g.files_read, ok),
+            per(g.files_parsed, ok),
+        ];
+        if discover {
+            row.push(per(g.used_tokens, g.packages));
+            row.push(g.over_budget.to_string());
+            row.push(if g.packages == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.1}", g.steps as f64 / g.packages as f64)
+            });
+            for stage in STAGES {
+                row.push(ms(g.stages.get(stage).and_then(|v| mean(v))));
+            }
+        }
+        rows.push(row);
     }
     print_table(&rows);
 }
-
 /// Prints rows as a left-aligned first column and right-aligned others.
 fn print_table(rows: &[Vec<String>]) {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
@@ -755,15 +1137,21 @@ fn print_table(rows: &[Vec<String>]) {
 
 /// Prints the summary of one input file: overall, then per language when it has
 /// several.
-fn print_summary(file: &Path, all: &Group, languages: &BTreeMap<String, Group>) {
+fn print_summary(file: &Path, all: &Group, languages: &BTreeMap<String, Group>, stage: &str) {
     println!("\n== {} ==", file.display());
     let mut groups = vec![("all".to_string(), all)];
     if languages.len() > 1 {
         groups.extend(languages.iter().map(|(l, g)| (l.clone(), g)));
     }
-    print_quality(&groups);
+    print_quality(&groups, stage == "discover");
     println!();
-    print_costs(&groups);
+    print_costs(&groups, stage);
+    if all.over_budget > 0 {
+        println!(
+            "  OVER BUDGET: {} packages used more tokens than max_tokens",
+            all.over_budget
+        );
+    }
     for (repo, (count, reason)) in &all.missing {
         println!("  unavailable: {repo} ({count} tasks): {reason}");
     }
@@ -793,11 +1181,22 @@ fn run(options: &Options) -> Result<bool, String> {
         }
         None => None,
     };
-    println!(
-        "Location config: anchors {}, ablation {}",
-        options.config.anchors,
-        serde_json::to_string(&options.config.ablation).unwrap_or_default()
-    );
+    let stage = if options.locate { "locate" } else { "discover" };
+    if options.locate {
+        let config = options.config.locate();
+        println!(
+            "Location config (--locate): anchors {}, ablation {}, max tokens {}",
+            config.anchors,
+            to_json(&config.ablation),
+            config.budget.max_tokens
+        );
+    } else {
+        // `to_string`, not `to_json`: f32 fields print as written (0.62, not 0.6200000047…).
+        println!(
+            "Discover config: {}",
+            serde_json::to_string(&options.config).unwrap_or_default()
+        );
+    }
     let mut all_read = true;
     for file in &options.files {
         let tasks = match read_tasks(file, options) {
@@ -827,7 +1226,7 @@ fn run(options: &Options) -> Result<bool, String> {
                     .map_err(|e| format!("cannot write --json: {e}"))?;
             }
         }
-        print_summary(file, &all, &languages);
+        print_summary(file, &all, &languages, stage);
     }
     Ok(all_read)
 }
@@ -850,8 +1249,6 @@ fn report_missing_ids(tasks: &[BenchTask], options: &Options, file: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use deepdiscovery_core::Role;
-    use deepdiscovery_core::locate::Terms;
 
     fn args(list: &[&str]) -> Result<Option<Options>, String> {
         parse_args(list.iter().map(|s| s.to_string()))
@@ -869,38 +1266,47 @@ mod tests {
         }
     }
 
-    fn scored(path: &str) -> ScoredFile {
-        ScoredFile {
-            path: path.into(),
-            score: 1.0,
-            role: Role::Source,
-            terms: Terms::default(),
-            signals: Vec::new(),
-        }
+    fn strings(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
     }
 
+    /// A `locate` run by hand (the ranking falls back to the anchors when empty).
     fn located(ranked: &[&str], anchors: &[&str]) -> Outcome {
-        let ranked: Vec<ScoredFile> = ranked.iter().map(|p| scored(p)).collect();
-        let anchors: Vec<ScoredFile> = anchors.iter().map(|p| scored(p)).collect();
+        let ranking = if ranked.is_empty() { anchors } else { ranked };
         Outcome::Located(Box::new(Run {
+            stage: "locate",
+            anchors: strings(anchors),
+            ranking: strings(ranking),
             ranked_len: ranked.len(),
-            ranking: ranking_or_anchors(ranked, &anchors),
-            anchors,
-            cost: LocateCost::default(),
-            details: json!({}),
-            locate_ms: 2.0,
+            stage_ms: 2.0,
             total_ms: 3.0,
+            ..Run::default()
         }))
     }
 
+    /// A `discover` run by hand: a ranking, anchors and a returned set.
+    fn discovered(ranked: &[&str], anchors: &[&str], set: &[&str], tokens: usize) -> Outcome {
+        let Outcome::Located(mut run) = located(ranked, anchors) else {
+            unreachable!()
+        };
+        run.stage = "discover";
+        run.package = Some(PackageRun {
+            files: strings(set),
+            used_tokens: tokens,
+            max_tokens: 1_000,
+            steps: 4,
+            stop: StopReason::BelowThreshold,
+            stages: STAGES.iter().map(|s| (s.to_string(), 1.5)).collect(),
+        });
+        Outcome::Located(run)
+    }
+
     fn result(task: BenchTask, outcome: Outcome) -> TaskResult {
-        let (ranks, in_anchors) = gold_positions(&task, &outcome);
-        TaskResult {
-            task,
-            outcome,
-            ranks,
-            in_anchors,
-        }
+        TaskResult::new(task, outcome, false)
+    }
+
+    fn discover_result(task: BenchTask, outcome: Outcome) -> TaskResult {
+        TaskResult::new(task, outcome, true)
     }
 
     #[test]
@@ -922,10 +1328,45 @@ mod tests {
         assert_eq!(o.limit, Some(3));
         assert_eq!(o.repo.as_deref(), Some("a/b"));
         assert_eq!(o.ids.unwrap().len(), 2);
-        assert!(o.config.ablation.no_sem && !o.config.ablation.no_rule);
+        let ablation = o.config.location_ablation;
+        assert!(ablation.no_sem && !ablation.no_rule);
         assert_eq!(o.config.anchors, 5);
-        assert!(o.clean);
+        assert!(o.clean && !o.locate);
         assert_eq!(o.files, vec![PathBuf::from("f.jsonl")]);
+    }
+
+    #[test]
+    fn parses_discover_flags() {
+        let o = args(&[
+            "--location-only",
+            "--no-compression",
+            "--no-implicit",
+            "--no-metadata-first",
+            "--budget=8000",
+            "--tau",
+            "0.3",
+            "--kappa=0.5",
+            "--no-prior",
+            "f",
+        ])
+        .unwrap()
+        .unwrap();
+        let a = o.config.ablation;
+        assert!(a.location_only && a.no_compression && a.no_implicit && a.no_metadata_first);
+        assert_eq!(o.config.budget.max_tokens, 8_000);
+        assert_eq!((o.config.tau, o.config.kappa), (0.3, 0.5));
+        assert!(o.config.location_ablation.no_prior);
+        // The defaults are the paper's.
+        let d = args(&["f"]).unwrap().unwrap();
+        assert_eq!(d.config, DiscoverConfig::default());
+
+        let l = args(&["--locate", "--budget", "4000", "--no-compression", "f"])
+            .unwrap()
+            .unwrap();
+        assert!(l.locate);
+        // No compression means no s_sum for the Location stage.
+        assert!(l.config.locate().ablation.no_sum);
+        assert_eq!(l.config.locate().budget.max_tokens, 4_000);
     }
 
     #[test]
@@ -935,6 +1376,12 @@ mod tests {
         assert!(args(&["--limit", "x", "f"]).is_err());
         assert!(args(&["--anchors", "0", "f"]).is_err());
         assert!(args(&["--bogus", "f"]).is_err());
+        assert!(args(&["--tau", "x", "f"]).is_err());
+        assert!(args(&["--tau", "1.5", "f"]).is_err());
+        assert!(args(&["--kappa=-0.1", "f"]).is_err());
+        assert!(args(&["--budget", "0", "f"]).is_err());
+        let err = args(&["--locate", "--tau", "0.2", "--no-implicit", "f"]).unwrap_err();
+        assert!(err.contains("--tau, --no-implicit"), "{err}");
         assert!(args(&["--help"]).unwrap().is_none());
     }
 
@@ -944,26 +1391,125 @@ mod tests {
             task(&["a.py", "b.py"], &[]),
             located(&["x", "a.py", "y", "z", "w", "v", "b.py"], &["a.py"]),
         );
-        assert_eq!(r.ranks, vec![Some(2), Some(7)]);
+        assert_eq!(r.scores.ranks, vec![Some(2), Some(7)]);
+        assert_eq!(r.scores.in_set, None);
         let mut q = Quality::default();
-        q.add(&r.ranks, &r.in_anchors);
+        q.add(&r.scores);
         assert_eq!(q.full_at, [0, 0, 1]);
         assert_eq!(q.full_in_anchors, 0);
         assert_eq!((q.hits, q.gold), (2, 2));
         assert!((q.reciprocal_ranks - 0.5).abs() < 1e-9);
+        assert_eq!(q.set, SetQuality::default());
+        // Without a set, the set columns are left out.
+        assert_eq!(q.cells(false).len(), 7);
     }
 
     #[test]
     fn anchors_stand_in_for_an_empty_ranking() {
         let r = result(task(&["a.py"], &[]), located(&[], &["b.py", "a.py"]));
-        assert_eq!(r.ranks, vec![Some(2)]);
-        assert_eq!(r.in_anchors, vec![true]);
+        assert_eq!(r.scores.ranks, vec![Some(2)]);
+        assert_eq!(r.scores.in_anchors, vec![true]);
     }
 
     #[test]
     fn duplicate_paths_keep_their_first_rank() {
         let r = result(task(&["a.py"], &[]), located(&["a.py", "a.py"], &[]));
-        assert_eq!(r.ranks, vec![Some(1)]);
+        assert_eq!(r.scores.ranks, vec![Some(1)]);
+    }
+
+    #[test]
+    fn set_metrics_score_the_returned_files() {
+        let mut q = Quality::default();
+        // Both gold files returned among four files, one of them ranked 12th.
+        let ranked: Vec<String> = (0..12).map(|i| format!("r{i}")).collect();
+        let mut ranked: Vec<&str> = ranked.iter().map(String::as_str).collect();
+        ranked[0] = "a.py";
+        ranked[11] = "b.py";
+        let both = discover_result(
+            task(&["a.py", "b.py"], &[]),
+            discovered(&ranked, &["a.py"], &["a.py", "x.py", "b.py", "y.py"], 900),
+        );
+        assert_eq!(both.scores.in_set, Some(vec![true, true]));
+        assert_eq!(both.scores.set_len, 4);
+        q.add(&both.scores);
+        // One of two gold files returned, in a set of two (a duplicate path counts once).
+        let half = discover_result(
+            task(&["c.py", "d.py"], &[]),
+            discovered(&["c.py", "d.py"], &["c.py"], &["c.py", "z.py", "c.py"], 500),
+        );
+        assert_eq!(half.scores.in_set, Some(vec![true, false]));
+        assert_eq!(half.scores.set_len, 2);
+        q.add(&half.scores);
+        assert_eq!(
+            q.set,
+            SetQuality {
+                tasks: 2,
+                full: 1,
+                hits: 3,
+                gold: 4,
+                files: 6
+            }
+        );
+        let [frr, recall, precision, size] = q.set.metrics();
+        assert_eq!(frr, Some(0.5));
+        assert_eq!(recall, Some(0.75));
+        assert_eq!(precision, Some(0.5));
+        assert_eq!(size, Some(3.0));
+        // The ranking is scored apart from the set: b.py is 12th, past R@10.
+        assert_eq!(q.full_at, [0, 1, 1]);
+        assert_eq!((q.hits, q.gold), (3, 4));
+        let cells = q.cells(true);
+        assert_eq!(cells[7..], ["0.500", "0.750", "0.500", "3.0"]);
+    }
+
+    #[test]
+    fn set_metrics_with_and_without_new_files() {
+        let mut group = Group::default();
+        group.add(&discover_result(
+            task(&["a.py", "NEWS.md"], &["NEWS.md"]),
+            discovered(&["a.py"], &["a.py"], &["a.py", "b.py"], 700),
+        ));
+        // Only a new gold file: no set can hold it; the task drops out of `excl`.
+        group.add(&discover_result(
+            task(&["new.py"], &["new.py"]),
+            discovered(&["a.py"], &["a.py"], &["a.py"], 300),
+        ));
+        let incl = &group.including.set;
+        assert_eq!(
+            (incl.tasks, incl.full, incl.hits, incl.gold, incl.files),
+            (2, 0, 1, 3, 3)
+        );
+        let excl = &group.excluding.set;
+        assert_eq!(
+            (excl.tasks, excl.full, excl.hits, excl.gold, excl.files),
+            (1, 1, 1, 1, 2)
+        );
+        assert_eq!(excl.metrics()[2], Some(0.5));
+        assert_eq!(
+            (group.packages, group.used_tokens, group.steps),
+            (2, 1_000, 8)
+        );
+        assert_eq!(group.over_budget, 0);
+        assert_eq!(group.stages["expansion"], vec![1.5, 1.5]);
+    }
+
+    #[test]
+    fn packages_over_budget_are_counted() {
+        let mut group = Group::default();
+        group.add(&discover_result(
+            task(&["a.py"], &[]),
+            discovered(&["a.py"], &["a.py"], &["a.py"], 1_001),
+        ));
+        group.add(&discover_result(
+            task(&["a.py"], &[]),
+            discovered(&["a.py"], &["a.py"], &["a.py"], 1_000),
+        ));
+        assert_eq!(group.over_budget, 1);
+        let line = task_line(&discover_result(
+            task(&["a.py"], &[]),
+            discovered(&["a.py"], &["a.py"], &["a.py"], 1_001),
+        ));
+        assert!(line.contains("OVER BUDGET"), "{line}");
     }
 
     #[test]
@@ -983,24 +1529,31 @@ mod tests {
         assert_eq!(group.excluding.tasks, 1);
         assert_eq!(group.excluding.full_at, [1, 1, 1]);
         assert_eq!(group.excluding.full_in_anchors, 1);
+        assert_eq!(group.packages, 0);
     }
 
     #[test]
     fn errors_score_as_misses_and_unavailable_tasks_not_at_all() {
         let mut group = Group::default();
-        group.add(&result(
+        group.add(&discover_result(
             task(&["a.py"], &[]),
             Outcome::Failed("boom".into()),
         ));
-        group.add(&result(
+        group.add(&discover_result(
             task(&["a.py"], &[]),
             Outcome::Unavailable("gone".into()),
         ));
         assert_eq!((group.tasks, group.errors, group.unavailable), (2, 1, 1));
         assert_eq!(group.including.tasks, 1);
         assert_eq!(group.including.hits, 0);
-        assert!(group.locate_ms.is_empty());
+        // A failed discover is an empty set: a miss, with no file to lower precision.
+        let set = &group.including.set;
+        assert_eq!((set.tasks, set.full, set.gold, set.files), (1, 0, 1, 0));
+        assert!(group.stage_ms.is_empty());
         assert_eq!(group.missing["owner/name"].0, 1);
+        // A failed locate has no set to score.
+        let failed = result(task(&["a.py"], &[]), Outcome::Failed("boom".into()));
+        assert_eq!(failed.scores.in_set, None);
     }
 
     #[test]
@@ -1042,7 +1595,7 @@ mod tests {
                 .collect()
         };
         assert_eq!(ids(&o), ["one", "two", "three"]);
-        o.repo = Some("o/a".into());
+        o.repo = Some("O/A".into());
         assert_eq!(ids(&o), ["one", "three"]);
         o.limit = Some(1);
         assert_eq!(ids(&o), ["one"]);
@@ -1053,12 +1606,51 @@ mod tests {
         assert!(read_tasks(&dir.path().join("absent"), &o).is_err());
     }
 
+    fn fake_git_dir(dir: &Path) {
+        fs::create_dir_all(dir.join("objects")).unwrap();
+        fs::write(dir.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    }
+
+    #[test]
+    fn mirror_lookup_ignores_case_but_prefers_the_exact_spelling() {
+        let dir = tempfile::tempdir().unwrap();
+        let mirrors = dir.path().join("mirrors");
+        let carbon = mirrors.join("briannesbitt+Carbon/repo");
+        fake_git_dir(&carbon);
+        assert_eq!(
+            find_mirror(&mirrors, "briannesbitt/carbon"),
+            Some(carbon.clone())
+        );
+        assert_eq!(
+            find_mirror(&mirrors, "BrianNesbitt/CARBON"),
+            Some(carbon.clone())
+        );
+        assert_eq!(find_mirror(&mirrors, "briannesbitt/carbo"), None);
+        // With two spellings, the task's own wins; the git directory may be the mirror
+        // directory itself.
+        let exact = mirrors.join("briannesbitt+carbon");
+        fake_git_dir(&exact);
+        assert_eq!(find_mirror(&mirrors, "briannesbitt/carbon"), Some(exact));
+        assert_eq!(find_mirror(&mirrors, "briannesbitt/Carbon"), Some(carbon));
+        // The SWE-bench spelling, in any case.
+        let django = mirrors.join("swe-bench+django__django/repo");
+        fake_git_dir(&django);
+        assert_eq!(find_mirror(&mirrors, "Django/Django"), Some(django));
+        // A directory that is no git directory is passed over; so is a missing root.
+        fs::create_dir_all(mirrors.join("o+empty/repo")).unwrap();
+        assert_eq!(find_mirror(&mirrors, "o/empty"), None);
+        assert_eq!(find_mirror(&dir.path().join("absent"), "o/empty"), None);
+        assert_eq!(
+            mirror_names(&strings(&["A+b", "a+B", "a+b", "c+d"]), "a+B"),
+            ["a+B", "A+b", "a+b"]
+        );
+    }
+
     #[test]
     fn checkouts_are_made_once_and_failures_are_unavailable() {
         let dir = tempfile::tempdir().unwrap();
         let mirror = dir.path().join("mirrors/swe-bench+owner__name/repo");
-        fs::create_dir_all(mirror.join("objects")).unwrap();
-        fs::write(mirror.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        fake_git_dir(&mirror);
         assert_eq!(
             find_mirror(&dir.path().join("mirrors"), "owner/name"),
             Some(mirror)
@@ -1106,19 +1698,115 @@ mod tests {
             task(&["CHANGES.md", "a.py"], &["CHANGES.md"]),
             located(&["a.py"], &["a.py"]),
         );
+        let line = task_line(&ok);
+        assert!(line.contains("ranks [-* 1]"), "{line}");
         assert!(
-            task_line(&ok).contains("ranks [-* 1]"),
-            "{}",
-            task_line(&ok)
+            line.contains("open+locate 3.0 ms") && !line.contains("set"),
+            "{line}"
         );
         let json = task_json(&ok, Path::new("f.jsonl"));
         assert_eq!(json["status"], "ok");
         assert_eq!(json["ranks"], json!([null, 1]));
+        assert_eq!(json["locate_ms"], 2.0);
+        assert!(json.get("in_set").is_none());
         let failed = result(task(&["a.py"], &[]), Outcome::Failed("boom".into()));
         assert!(task_line(&failed).contains("ERROR boom"));
         assert_eq!(task_json(&failed, Path::new("f"))["status"], "error");
         let gone = result(task(&["a.py"], &[]), Outcome::Unavailable("gone".into()));
         assert_eq!(task_json(&gone, Path::new("f"))["message"], "gone");
+    }
+
+    #[test]
+    fn discover_lines_show_the_set_and_its_budget() {
+        let r = discover_result(
+            task(&["a.py", "b.py", "NEW.md"], &["NEW.md"]),
+            discovered(&["b.py", "a.py"], &["b.py"], &["b.py", "c.py"], 640),
+        );
+        let line = task_line(&r);
+        assert!(
+            line.contains("ranks [2 1 -*]  set [- + -*] of 2 files  tokens 640/1000  steps 4 (below_threshold)"),
+            "{line}"
+        );
+        assert!(line.contains("open+discover 3.0 ms"), "{line}");
+        let failed = discover_result(task(&["a.py"], &[]), Outcome::Failed("boom".into()));
+        assert_eq!(task_json(&failed, Path::new("f"))["in_set"], json!([false]));
+        assert_eq!(
+            task_json(&r, Path::new("f"))["in_set"],
+            json!([false, true, false])
+        );
+    }
+
+    /// A small repository for the end-to-end runs.
+    fn fixture_repo(root: &Path) {
+        let files = [
+            (
+                "shop/cart.py",
+                "from shop.prices import price_of\n\n\nclass Cart:\n    def __init__(self):\n        self.items = []\n\n    def total(self):\n        return sum(price_of(i) for i in self.items)\n",
+            ),
+            (
+                "shop/prices.py",
+                "DISCOUNT = 0.1\n\n\ndef price_of(item):\n    return item.price * (1 - DISCOUNT)\n",
+            ),
+            ("shop/__init__.py", ""),
+            (
+                "tests/test_cart.py",
+                "from shop.cart import Cart\n\n\ndef test_total():\n    assert Cart().total() == 0\n",
+            ),
+            ("README.md", "# shop\n\nA tiny cart.\n"),
+        ];
+        for (path, text) in files {
+            let path = root.join(path);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        }
+    }
+
+    #[test]
+    fn discover_and_locate_run_end_to_end_on_a_fixture() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture_repo(dir.path());
+        let mut t = task(&["shop/cart.py"], &[]);
+        t.task = "Cart.total ignores the discount in price_of: the total is wrong".into();
+        let mut o = args(&["x"]).unwrap().unwrap();
+
+        let r = TaskResult::new(t.clone(), run_one(&t, dir.path(), &o), true);
+        let Outcome::Located(run) = &r.outcome else {
+            panic!("{}", task_line(&r));
+        };
+        let package = run.package.as_ref().expect("discover makes a package");
+        assert_eq!(run.stage, "discover");
+        assert!(!package.files.is_empty());
+        assert!(package.used_tokens <= package.max_tokens);
+        assert_eq!(
+            package.max_tokens,
+            DiscoverConfig::default().budget.max_tokens
+        );
+        assert!(package.stages.iter().map(|s| s.0.as_str()).eq(STAGES));
+        assert_eq!(r.scores.in_set.as_ref().map(Vec::len), Some(1));
+        assert_eq!(r.scores.set_len, package.files.len());
+        let json = task_json(&r, Path::new("f"));
+        let selected: Vec<&str> = json["selected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["path"].as_str())
+            .collect();
+        assert_eq!(selected, package.files);
+        assert!(json["selected"][0]["view"].is_string());
+        assert_eq!(json["used_tokens"], package.used_tokens);
+        assert_eq!(json["steps"], package.steps);
+        assert_eq!(json["stop"], stop_name(package.stop));
+        assert!(json["discover_ms"].is_number() && json["package"].is_object());
+
+        o.locate = true;
+        let r = TaskResult::new(t.clone(), run_one(&t, dir.path(), &o), false);
+        let Outcome::Located(run) = &r.outcome else {
+            panic!("{}", task_line(&r));
+        };
+        assert!(run.package.is_none() && !run.ranking.is_empty());
+        assert_eq!(r.scores.in_set, None);
+        let json = task_json(&r, Path::new("f"));
+        assert!(json["location"].is_object() && json.get("selected").is_none());
     }
 
     #[test]
