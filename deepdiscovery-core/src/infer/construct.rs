@@ -22,6 +22,8 @@ use crate::locate::{Location, task_type, view};
 use crate::session::{ArtifactInfo, Session};
 use crate::task::{Task, estimate_tokens};
 
+/// The candidate pool whose last score is the floor of the normalized Location score.
+const POOL: usize = 64;
 /// Anchors ranked beyond this many may be filtered out when weak and unconnected.
 const FILTER_KEEP: usize = 3;
 /// An unconnected anchor below this normalized Location score is filtered out.
@@ -63,12 +65,20 @@ pub(super) fn run(
         location.view = view::path_list(&listed, &scores, config.budget.location_tokens());
     }
 
-    // Normalized Location scores: Score_loc / best Score_loc.
-    let top = location.ranked.first().map_or(1.0, |r| r.score).max(1e-6);
+    // Normalized Location scores, min-max over the candidate pool: 1 for the best
+    // file, 0 from the pool's last candidate down (the role prior alone gives every
+    // source file a floor that says nothing about the task).
+    let top = location.ranked.first().map_or(1.0, |r| r.score);
+    let floor = if location.ranked.len() > POOL {
+        location.ranked[POOL - 1].score
+    } else {
+        0.0
+    };
+    let spread = (top - floor).max(1e-6);
     let normalized: HashMap<String, f32> = location
         .ranked
         .iter()
-        .map(|r| (r.path.clone(), (r.score / top).clamp(0.0, 1.0)))
+        .map(|r| (r.path.clone(), ((r.score - floor) / spread).clamp(0.0, 1.0)))
         .collect();
     let ranked_paths: Vec<String> = location.ranked.iter().map(|r| r.path.clone()).collect();
     let relevant = TaskWords::new(task, &location);
@@ -154,7 +164,6 @@ pub(super) fn run(
         },
         notes: location.notes.clone(),
     };
-    package.ranked_files = ranked_files(&ordered, &location, &normalized);
     let by_path: HashMap<&str, &Selected> = expansion
         .selected
         .iter()
@@ -175,6 +184,7 @@ pub(super) fn run(
         })
         .collect();
     fit_to_budget(&mut package, candidates, &graph, config, &cards, session);
+    package.ranked_files = ranked_files(&ordered, &package, &location, &normalized);
     if session.language_model().is_some() {
         package.notes.push(
             "a language model is configured, but Eq. 8's constrained judgment is not used yet: promotion is symbolic".to_string(),
@@ -247,20 +257,23 @@ fn rerank(expansion: &Expansion) -> (Vec<(Selected, f32)>, Vec<String>) {
     (kept, filtered)
 }
 
-/// Every considered file: the selected ones in final order, then the rest of the
+/// Every considered file: the re-ranked context in final order (files left out for
+/// the budget keep their place but are not `selected`), then the rest of the
 /// Location ranking.
 fn ranked_files(
     ordered: &[(Selected, f32)],
+    package: &ContextPackage,
     location: &Location,
     normalized: &HashMap<String, f32>,
 ) -> Vec<RankedFile> {
     let chosen: HashSet<&str> = ordered.iter().map(|(s, _)| s.path.as_str()).collect();
+    let included: HashSet<&str> = package.file_paths().into_iter().collect();
     let mut out: Vec<RankedFile> = ordered
         .iter()
         .map(|(s, score)| RankedFile {
             path: s.path.clone(),
             score: *score,
-            selected: true,
+            selected: included.contains(s.path.as_str()),
         })
         .collect();
     out.extend(
@@ -616,8 +629,13 @@ impl<'a> CardCache<'a> {
         self.words.contains(name)
     }
 
+    /// The facts of a file: those the session holds already (every file once the
+    /// graph is built), else parsed now.
     fn facts(&self, path: &str) -> Option<Arc<Facts>> {
-        self.session.facts(path).ok()
+        match self.artifacts.get(path).and_then(|a| a.facts.clone()) {
+            Some(facts) => Some(facts),
+            None => self.session.facts(path).ok(),
+        }
     }
 
     fn card(&self, path: &str) -> MetadataCard {

@@ -30,6 +30,14 @@ const GAIN_ROLE: f32 = 0.15;
 const COST_RANGE: (f32, f32) = (0.25, 4.0);
 /// Local search looks at this many of the best Location candidates per anchor.
 const LOCAL_SEARCH_DEPTH: usize = 4;
+/// A file used by more than this many others (explicit or implicit links) bridges
+/// less in proportion.
+const HUB_FAN_IN: f32 = 12.0;
+/// A new aspect counts as coverage for the stopping rule when the task's role prior
+/// gives it at least this (documentation is no new coverage for a bug fix).
+const MIN_NEW_ROLE: f32 = 0.3;
+/// A bridge counts for the stopping rule from this value (hubs bridge less).
+const MIN_BRIDGE: f32 = 0.5;
 /// Expansion stops after this many consecutive actions without a new role or bridge.
 const PATIENCE: usize = 2;
 
@@ -124,8 +132,7 @@ pub struct Priority {
     /// Relevance of the reached file: noisy-or of its Location score and the
     /// structural evidence of its links.
     pub relevance: f32,
-    /// 1 when the file connects separate clusters of the context, 0.5 when it links
-    /// two context files of one cluster, else 0.
+    /// 1 when the file connects separate clusters of the context, else 0.
     pub bridge: f32,
     /// The role prior of a still-missing aspect the file adds, else 0.
     pub new_role: f32,
@@ -271,6 +278,7 @@ pub fn expand(input: &ExpandInput<'_>) -> Expansion {
     link_context(input, &mut selected, &index, &mut clusters);
 
     let average_tokens = (input.max_tokens / input.max_steps.max(1)).max(1) as f32;
+    let mut fan_in: HashMap<String, usize> = HashMap::new();
     let mut steps = 0usize;
     let mut idle = 0usize;
     let stop;
@@ -287,6 +295,9 @@ pub fn expand(input: &ExpandInput<'_>) -> Expansion {
         // Eq. 7 for every action; the best one (ties: by path).
         let mut best: Option<(&String, Priority, usize)> = None;
         for (path, links) in &frontier {
+            let fan_in = *fan_in
+                .entry(path.clone())
+                .or_insert_with(|| structural_fan_in(graph, path));
             let role = graph.node(path).map_or(Role::Other, |n| n.role);
             let location = input.location.get(path).copied().unwrap_or(0.0);
             let (priority, best_link) = priority(
@@ -298,6 +309,7 @@ pub fn expand(input: &ExpandInput<'_>) -> Expansion {
                 role,
                 location,
                 links,
+                fan_in,
                 (input.card_tokens)(path) as f32 / average_tokens,
             );
             if best.as_ref().is_none_or(|b| priority.value > b.1.value) {
@@ -347,7 +359,7 @@ pub fn expand(input: &ExpandInput<'_>) -> Expansion {
         selected.push(new);
         let last = selected.len() - 1;
         add_links(input, &selected[last], &index, &mut frontier);
-        if priority.new_role > 0.0 || priority.bridge > 0.0 {
+        if priority.new_role >= MIN_NEW_ROLE || priority.bridge >= MIN_BRIDGE {
             idle = 0;
         } else {
             idle += 1;
@@ -382,32 +394,40 @@ fn priority(
     role: Role,
     location: f32,
     links: &[Link],
+    fan_in: usize,
     relative_cost: f32,
 ) -> (Priority, usize) {
     let mut best_link = 0;
     let mut best_strength = -1.0f32;
     let mut miss = 1.0 - location;
-    let mut sources: BTreeSet<&str> = BTreeSet::new();
+    // Organizational links say "nearby", however many there are: only the strongest
+    // counts (a build manifest is in the same module as every anchor).
+    let mut organizational = 0.0f32;
     let mut groups: BTreeSet<usize> = BTreeSet::new();
+    // Being used by the context says less of a file the whole repository uses.
+    let hub = (HUB_FAN_IN / fan_in.max(1) as f32).min(1.0);
     for (k, link) in links.iter().enumerate() {
         let source = &selected[index[&link.from]];
         let strength = link.confidence * source.weight;
-        miss *= 1.0 - STRUCTURAL_SHARE * strength;
         if strength > best_strength {
             best_strength = strength;
             best_link = k;
         }
-        if matches!(link.via, Via::Edge { relation, .. } if relation.family() != RelationFamily::Organizational)
-        {
-            sources.insert(&link.from);
-            groups.insert(clusters.find(source.cluster));
+        match link.via {
+            Via::Edge { relation, .. } if relation.family() != RelationFamily::Organizational => {
+                miss *= 1.0 - STRUCTURAL_SHARE * strength * hub.sqrt();
+                groups.insert(clusters.find(source.cluster));
+            }
+            _ => organizational = organizational.max(strength),
         }
     }
+    miss *= 1.0 - STRUCTURAL_SHARE * organizational;
     let relevance = 1.0 - miss;
+    // A bridge joins parts of the context that are otherwise separate; two links
+    // into one cluster are support (they raise relevance), not a bridge. A hub that
+    // half the repository uses joins everything, so it bridges nothing in particular.
     let bridge = if groups.len() >= 2 {
-        1.0
-    } else if sources.len() >= 2 {
-        0.5
+        hub
     } else {
         0.0
     };
@@ -488,6 +508,17 @@ fn add_links(
             rationale: format!("matches the task and sits beside `{}`", file.path),
         });
     }
+}
+
+/// How many files link to `path` by explicit or implicit relations.
+fn structural_fan_in(graph: &RepoGraph, path: &str) -> usize {
+    graph
+        .edges_to(path)
+        .iter()
+        .filter(|e| e.relation.family() != RelationFamily::Organizational)
+        .map(|e| e.from)
+        .collect::<BTreeSet<_>>()
+        .len()
 }
 
 /// A semantic or organizational cue that supports following a low-confidence link.
