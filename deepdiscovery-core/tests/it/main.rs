@@ -4,6 +4,7 @@ mod support;
 
 mod config_facts;
 mod discover;
+mod discover_implicit;
 mod grammars;
 mod implicit_rules;
 mod lang_c_family;
