@@ -29,7 +29,7 @@ const FILTER_KEEP: usize = 3;
 /// An unconnected anchor below this normalized Location score is filtered out.
 const FILTER_MIN_LOCATION: f32 = 0.3;
 /// Each supporting link raises a file's final score by this share of its strength.
-const SUPPORT_SHARE: f32 = 0.25;
+const SUPPORT_SHARE: f32 = 0.1;
 /// A promoted file gets its full text only when it takes at most this share of the
 /// tokens still free.
 const FULL_TEXT_SHARE: f32 = 0.5;
@@ -69,11 +69,11 @@ pub(super) fn run(
     // file, 0 from the pool's last candidate down (the role prior alone gives every
     // source file a floor that says nothing about the task).
     let top = location.ranked.first().map_or(1.0, |r| r.score);
-    let floor = if location.ranked.len() > POOL {
-        location.ranked[POOL - 1].score
-    } else {
-        0.0
-    };
+    let floor = location
+        .ranked
+        .get(POOL.min(location.ranked.len()).saturating_sub(1))
+        .filter(|_| location.ranked.len() > 1)
+        .map_or(0.0, |r| r.score);
     let spread = (top - floor).max(1e-6);
     let normalized: HashMap<String, f32> = location
         .ranked
@@ -105,6 +105,7 @@ pub(super) fn run(
         card_tokens: &card_tokens,
         prior: &prior,
         tau: config.tau,
+        patience: config.patience,
         max_steps: budget.max_steps,
         max_tokens: budget.max_tokens - budget.location_tokens(),
         implicit: !config.ablation.no_implicit,
@@ -243,23 +244,21 @@ fn rerank(expansion: &Expansion) -> (Vec<(Selected, f32)>, Vec<String>) {
             filtered.push(s.path.clone());
             continue;
         }
-        let miss = s
-            .support
-            .iter()
-            .filter(|l| Some(*l) != s.reached.as_ref())
-            .fold(1.0 - s.weight, |acc, l| {
-                let w = weight.get(l.from.as_str()).copied().unwrap_or(0.0);
-                acc * (1.0 - SUPPORT_SHARE * l.confidence * w)
-            });
+        // Every file is judged on the same scale as the rest of the ranking: its
+        // Location score, raised by each context file that links to it.
+        let miss = s.support.iter().fold(1.0 - s.location, |acc, l| {
+            let w = weight.get(l.from.as_str()).copied().unwrap_or(0.0);
+            acc * (1.0 - SUPPORT_SHARE * l.confidence * w)
+        });
         kept.push((s.clone(), (1.0 - miss).clamp(0.0, 1.0)));
     }
     kept.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.path.cmp(&b.0.path)));
     (kept, filtered)
 }
 
-/// Every considered file: the re-ranked context in final order (files left out for
-/// the budget keep their place but are not `selected`), then the rest of the
-/// Location ranking.
+/// Every considered file in one ranking: the context files by their final score,
+/// the other candidates by their normalized Location score (files left out for the
+/// budget keep their place but are not `selected`).
 fn ranked_files(
     ordered: &[(Selected, f32)],
     package: &ContextPackage,
@@ -287,6 +286,8 @@ fn ranked_files(
                 selected: false,
             }),
     );
+    // Stable: ties keep context files first, then Location order.
+    out.sort_by(|a, b| b.score.total_cmp(&a.score));
     out
 }
 

@@ -21,11 +21,11 @@ use crate::resolve::parent_dir;
 pub const LOW_CONFIDENCE: f32 = 0.5;
 /// Share of an edge's confidence (times the source's weight) that counts as
 /// relevance of the file it reaches.
-const STRUCTURAL_SHARE: f32 = 0.5;
+const STRUCTURAL_SHARE: f32 = 0.35;
 /// Gain weights: relevance, bridge, new role (they sum to 1 so Gain is in [0, 1]).
-const GAIN_RELEVANCE: f32 = 0.6;
+const GAIN_RELEVANCE: f32 = 0.5;
 const GAIN_BRIDGE: f32 = 0.25;
-const GAIN_ROLE: f32 = 0.15;
+const GAIN_ROLE: f32 = 0.25;
 /// Cost is clamped to this range (1 is an action of average size).
 const COST_RANGE: (f32, f32) = (0.25, 4.0);
 /// Local search looks at this many of the best Location candidates per anchor.
@@ -38,8 +38,6 @@ const HUB_FAN_IN: f32 = 12.0;
 const MIN_NEW_ROLE: f32 = 0.3;
 /// A bridge counts for the stopping rule from this value (hubs bridge less).
 const MIN_BRIDGE: f32 = 0.5;
-/// Expansion stops after this many consecutive actions without a new role or bridge.
-const PATIENCE: usize = 2;
 
 /// What an action follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -87,6 +85,15 @@ pub enum Aspect {
 }
 
 impl Aspect {
+    /// The aspects an implementation path is made of (paper §III.D: configuration,
+    /// registration, tests, interface-to-implementation links, and the code itself).
+    pub fn is_path_aspect(self) -> bool {
+        !matches!(
+            self,
+            Aspect::Build | Aspect::Docs | Aspect::Schema | Aspect::Other
+        )
+    }
+
     /// The aspect a file adds when reached through `via`.
     pub fn of(role: Role, via: Option<Via>) -> Aspect {
         if let Some(Via::Edge { relation, .. }) = via {
@@ -134,9 +141,11 @@ pub struct Priority {
     pub relevance: f32,
     /// 1 when the file connects separate clusters of the context, else 0.
     pub bridge: f32,
-    /// The role prior of a still-missing aspect the file adds, else 0.
+    /// The still-missing aspect the file adds, else 0: a path aspect (source,
+    /// configuration, registration, injection, events, tests, interfaces) counts the
+    /// confidence of the link that brings it; other roles their role prior.
     pub new_role: f32,
-    /// Gain = 0.6·relevance + 0.25·bridge + 0.15·new_role.
+    /// Gain = 0.5·relevance + 0.25·bridge + 0.25·new_role.
     pub gain: f32,
     /// Normalized cost (1 = an action of average size).
     pub cost: f32,
@@ -219,6 +228,8 @@ pub struct ExpandInput<'a> {
     pub prior: &'a dyn Fn(Role) -> f32,
     /// τ.
     pub tau: f32,
+    /// Consecutive actions without a new role or bridge that stop the expansion.
+    pub patience: usize,
     /// Step budget.
     pub max_steps: usize,
     /// Token budget of the Inference stage (Γ_max − Γ_loc).
@@ -363,7 +374,7 @@ pub fn expand(input: &ExpandInput<'_>) -> Expansion {
             idle = 0;
         } else {
             idle += 1;
-            if idle >= PATIENCE {
+            if idle >= input.patience {
                 stop = StopReason::NoNewCoverage;
                 break;
             }
@@ -404,6 +415,7 @@ fn priority(
     // counts (a build manifest is in the same module as every anchor).
     let mut organizational = 0.0f32;
     let mut groups: BTreeSet<usize> = BTreeSet::new();
+    let mut by_source: BTreeMap<&str, f32> = BTreeMap::new();
     // Being used by the context says less of a file the whole repository uses.
     let hub = (HUB_FAN_IN / fan_in.max(1) as f32).min(1.0);
     for (k, link) in links.iter().enumerate() {
@@ -415,28 +427,47 @@ fn priority(
         }
         match link.via {
             Via::Edge { relation, .. } if relation.family() != RelationFamily::Organizational => {
-                miss *= 1.0 - STRUCTURAL_SHARE * strength * hub.sqrt();
+                let best = by_source.entry(link.from.as_str()).or_insert(0.0);
+                *best = best.max(strength);
                 groups.insert(clusters.find(source.cluster));
             }
             _ => organizational = organizational.max(strength),
         }
+    }
+    // Each context file that links to it is one piece of evidence (however many
+    // relations it has to it): noisy-or over distinct sources.
+    for strength in by_source.values() {
+        miss *= 1.0 - STRUCTURAL_SHARE * strength * hub.sqrt();
     }
     miss *= 1.0 - STRUCTURAL_SHARE * organizational;
     let relevance = 1.0 - miss;
     // A bridge joins parts of the context that are otherwise separate; two links
     // into one cluster are support (they raise relevance), not a bridge. A hub that
     // half the repository uses joins everything, so it bridges nothing in particular.
-    let bridge = if groups.len() >= 2 {
-        hub
-    } else {
-        0.0
-    };
-    let aspect = Aspect::of(role, Some(links[best_link].via));
-    let new_role = if covered.contains(&aspect) {
-        0.0
-    } else {
-        (input.prior)(role)
-    };
+    let bridge = if groups.len() >= 2 { hub } else { 0.0 };
+    // The still-missing aspect any link adds; that link is then the one that
+    // reached the file (the path is told by the relation that completes it).
+    let mut new_role = 0.0f32;
+    for (k, link) in links.iter().enumerate() {
+        let aspect = Aspect::of(role, Some(link.via));
+        if covered.contains(&aspect) {
+            continue;
+        }
+        let value = match link.via {
+            // Proximity alone recovers no role: a file is near every file of its
+            // module. It counts only as far as the task supports it lexically.
+            Via::LocalSearch => location * (input.prior)(role),
+            Via::Edge { relation, .. } if relation.family() == RelationFamily::Organizational => {
+                location * (input.prior)(role)
+            }
+            _ if aspect.is_path_aspect() => link.confidence,
+            _ => (input.prior)(role),
+        };
+        if value > new_role {
+            new_role = value;
+            best_link = k;
+        }
+    }
     // Eq. 7: Priority = Gain / Cost.
     let gain = GAIN_RELEVANCE * relevance + GAIN_BRIDGE * bridge + GAIN_ROLE * new_role;
     let cost = (0.5 + 0.5 * relative_cost).clamp(COST_RANGE.0, COST_RANGE.1);

@@ -54,6 +54,9 @@ pub struct DiscoverConfig {
     pub tau: f32,
     /// κ, the metadata-promotion threshold on u (0.62).
     pub kappa: f32,
+    /// Expansion stops after this many consecutive actions that add no new artifact
+    /// role and no bridge (the paper: 2).
+    pub patience: usize,
     /// Table III variants.
     pub ablation: DiscoverAblation,
 }
@@ -67,6 +70,7 @@ impl Default for DiscoverConfig {
             budget: Budget::default(),
             tau: 0.15,
             kappa: 0.62,
+            patience: 2,
             ablation: DiscoverAblation::default(),
         }
     }
@@ -93,6 +97,9 @@ impl DiscoverConfig {
     /// [`Error::InvalidConfig`] naming the parameter that is out of range.
     pub fn validate(&self) -> Result<()> {
         self.locate().validate()?;
+        if self.patience == 0 {
+            return Err(Error::InvalidConfig("patience must be at least 1".into()));
+        }
         for (name, value) in [("tau", self.tau), ("kappa", self.kappa)] {
             if !(value.is_finite() && (0.0..=1.0).contains(&value)) {
                 return Err(Error::InvalidConfig(format!(

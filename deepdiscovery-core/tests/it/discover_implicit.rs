@@ -165,7 +165,6 @@ fn go_provider_is_reached_through_interface_satisfaction() {
 /// and loses its new-role credit (≈ 0.49), and `handlers/health.ts` (0.50) is taken
 /// instead; two idle steps stop the expansion (NoNewCoverage, 3 steps).
 #[test]
-#[ignore = "expansion stops (NoNewCoverage) before the EventBinding action: explicit neighbours outrank it and its new-role credit follows only the strongest link"]
 fn node_stock_plugin_is_reached_through_the_event_binding() {
     check(&Case {
         fixture: "node_events",
@@ -186,7 +185,6 @@ fn node_stock_plugin_is_reached_through_the_event_binding() {
 /// Rust trait implementations are no candidate here: every `impl Trait for Type`
 /// also yields an explicit Implements edge (0.95–1.0), so the ablation finds them.
 #[test]
-#[ignore = "expansion stops (NoNewCoverage) after two explicit imports that outrank the ConfigBinding action"]
 fn rust_attempt_limit_is_reached_through_the_config_binding() {
     check(&Case {
         fixture: "rust_app",
