@@ -12,7 +12,9 @@ use crate::artifact::{Language, Role};
 use crate::facts::{self, Facts};
 use crate::graph::{GraphInput, InputArtifact, RelationRule, RepoGraph, build_graph};
 use crate::resolve::{IndexedFile, RepoIndex};
-use crate::source::{Entry, RepoSource, SkipReason, SkipStats, Stamp, looks_binary};
+use crate::source::{
+    Entry, History, HistoryOptions, RepoSource, SkipReason, SkipStats, Stamp, looks_binary,
+};
 use crate::{Error, Result};
 
 /// A modification time this close (ns) to the moment the file was read cannot prove
@@ -71,6 +73,8 @@ struct State {
     /// read again until their listing entry changes.
     rejected: HashMap<String, (Entry, SkipReason)>,
     graph: Option<(u64, Arc<RepoGraph>)>,
+    /// The history of the HEAD it was read at (`None` when that read found none).
+    history: Option<(String, Option<Arc<History>>)>,
     stats: SessionStats,
 }
 
@@ -94,6 +98,9 @@ pub struct SessionStats {
     pub skipped: SkipStats,
     /// Whether the last graph request was answered from the cache.
     pub graph_reused: bool,
+    /// Whether the last history request was answered from the cache (HEAD had not
+    /// moved), without reading the history again.
+    pub history_reused: bool,
 }
 
 /// A repository session: holds the source, caches facts and the graph, revalidates
@@ -106,6 +113,8 @@ pub struct Session {
     source: Box<dyn RepoSource>,
     rules: Vec<Box<dyn RelationRule>>,
     builtin_rules: bool,
+    history_enabled: bool,
+    history_options: HistoryOptions,
     embedder: Option<Arc<dyn crate::plugins::Embedder>>,
     language_model: Option<Arc<dyn crate::plugins::LanguageModel>>,
     state: Mutex<State>,
@@ -127,6 +136,8 @@ impl Session {
             source: Box::new(source),
             rules: Vec::new(),
             builtin_rules: true,
+            history_enabled: true,
+            history_options: HistoryOptions::default(),
             embedder: None,
             language_model: None,
             state: Mutex::new(State::default()),
@@ -171,6 +182,21 @@ impl Session {
         self
     }
 
+    /// Whether the source's history is read and used (default true): `CoChange`
+    /// edges and [`RepoGraph::file_history`] come from it. Off, the session never asks
+    /// the source for history.
+    pub fn with_history(mut self, on: bool) -> Session {
+        self.history_enabled = on;
+        self
+    }
+
+    /// How much history to read (default [`HistoryOptions::default`]: 500 commits,
+    /// 300 ms, commits of more than 50 files skipped).
+    pub fn with_history_options(mut self, options: HistoryOptions) -> Session {
+        self.history_options = options;
+        self
+    }
+
     /// Adds an embedding model: s_sem of Eq. 6 then fuses BM25F with the similarity
     /// of the task and each candidate's metadata view.
     pub fn with_embedder(mut self, embedder: Arc<dyn crate::plugins::Embedder>) -> Session {
@@ -198,6 +224,20 @@ impl Session {
     /// The source this session reads.
     pub fn source(&self) -> &dyn RepoSource {
         self.source.as_ref()
+    }
+
+    /// The history of the checked-out commit, read once per HEAD: the first call on a
+    /// commit reads it from the source, later calls on the same HEAD reuse it (one
+    /// cheap check of HEAD per call), and a new commit or a checkout is read at the
+    /// next call. `None` when history is off, or the source has none (a source in
+    /// memory, a directory outside a git work tree, no `git` on PATH). A source that
+    /// fails to give its history is treated as having none.
+    ///
+    /// # Errors
+    /// None today; the `Result` leaves room for sources whose failures must surface.
+    pub fn history(&self) -> Result<Option<Arc<History>>> {
+        let mut state = lock(&self.state);
+        Ok(self.current_history(&mut state))
     }
 
     /// What the session did since its last listing.
@@ -252,7 +292,8 @@ impl Session {
     }
 
     /// The repository graph over every artifact, rebuilt when any artifact changed
-    /// since the last call.
+    /// or HEAD moved since the last call. With a history ([`Session::history`]) it
+    /// has `CoChange` edges and [`RepoGraph::file_history`] signals.
     ///
     /// # Errors
     /// An error of the source's listing.
@@ -261,7 +302,8 @@ impl Session {
         self.refresh(&mut state)?;
         let all: Vec<String> = state.slots.keys().cloned().collect();
         self.ensure(&mut state, &all);
-        let fingerprint = fingerprint(&state.slots);
+        let history = self.current_history(&mut state);
+        let fingerprint = fingerprint(&state.slots, history.as_deref());
         if let Some((fp, graph)) = &state.graph
             && *fp == fingerprint
         {
@@ -300,6 +342,7 @@ impl Session {
             artifacts,
             index,
             codeowners,
+            history,
         };
         let builtin = if self.builtin_rules {
             crate::rules::builtin_rules()
@@ -341,6 +384,35 @@ impl Session {
         config: &crate::infer::DiscoverConfig,
     ) -> Result<crate::infer::ContextPackage> {
         crate::infer::discover(self, task, config)
+    }
+
+    /// The history of the current HEAD, from the cache when HEAD has not moved.
+    fn current_history(&self, state: &mut State) -> Option<Arc<History>> {
+        state.stats.history_reused = false;
+        if !self.history_enabled {
+            state.history = None;
+            return None;
+        }
+        let Some(head) = self.source.history_head().ok().flatten() else {
+            state.history = None;
+            return None;
+        };
+        if let Some((cached, history)) = &state.history
+            && *cached == head
+        {
+            state.stats.history_reused = true;
+            return history.clone();
+        }
+        let history = self
+            .source
+            .history(&self.history_options)
+            .ok()
+            .flatten()
+            .map(Arc::new);
+        // Keyed by the HEAD actually read, should it have moved in between.
+        let key = history.as_ref().map_or(head, |h| h.head.clone());
+        state.history = Some((key, history.clone()));
+        history
     }
 
     pub(crate) fn read_text(&self, path: &str) -> Option<String> {
@@ -539,9 +611,12 @@ fn is_fresh(old: &Entry, parsed: &Parsed, entry: &Entry) -> bool {
     }
 }
 
-/// A hash of every (path, content hash): equal fingerprints mean an equal graph.
-fn fingerprint(slots: &BTreeMap<String, Slot>) -> u64 {
+/// A hash of every (path, content hash) and of the HEAD of the history: equal
+/// fingerprints mean an equal graph.
+fn fingerprint(slots: &BTreeMap<String, Slot>, history: Option<&History>) -> u64 {
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(history.map_or("", |h| h.head.as_str()).as_bytes());
+    hasher.update(&[0]);
     for (path, slot) in slots {
         let hash = slot.current().map_or(0, |p| p.content_hash);
         hasher.update(path.as_bytes());

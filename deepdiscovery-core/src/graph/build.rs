@@ -5,10 +5,11 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::{EdgeData, Node, RepoGraph, explicit, organization};
+use super::{EdgeData, Node, RepoGraph, cochange, explicit, organization};
 use crate::artifact::{Language, Role};
 use crate::facts::Facts;
 use crate::resolve::RepoIndex;
+use crate::source::History;
 
 /// One artifact as the graph builder sees it.
 #[derive(Debug, Clone)]
@@ -32,6 +33,9 @@ pub struct GraphInput {
     pub index: RepoIndex,
     /// `(path, text)` of the CODEOWNERS file, if the repository has one.
     pub codeowners: Option<(String, String)>,
+    /// The history of HEAD, if the source has one: `CoChange` edges and the
+    /// per-file signals of [`RepoGraph::file_history`] come from it.
+    pub history: Option<Arc<History>>,
 }
 
 /// What a rule sees: the artifacts, their facts and the resolver index.
@@ -76,7 +80,8 @@ impl<'a> Positions<'a> {
     }
 }
 
-/// Builds the graph: explicit relations, organizational relations, then every rule.
+/// Builds the graph: explicit relations, organizational relations, every rule, then
+/// co-change relations when the input has a history.
 ///
 /// Deterministic: edges are merged per (from, to, relation) in an order that does not
 /// depend on how they were produced, whatever the thread count.
@@ -102,6 +107,11 @@ pub fn build_graph(input: &GraphInput, rules: &[&dyn RelationRule]) -> RepoGraph
             edges.push((a, b, data));
         }
     }
+    let history = input.history.as_deref().map(|history| {
+        let (co_change, per_file) = cochange::edges(history, &input.artifacts, &positions);
+        edges.extend(co_change);
+        (history.head.clone(), per_file)
+    });
     let nodes = input
         .artifacts
         .iter()
@@ -111,7 +121,11 @@ pub fn build_graph(input: &GraphInput, rules: &[&dyn RelationRule]) -> RepoGraph
             role: a.role,
         })
         .collect();
-    RepoGraph::from_parts(nodes, merge(edges), modules)
+    let graph = RepoGraph::from_parts(nodes, merge(edges), modules);
+    match history {
+        Some((head, per_file)) => graph.with_history(head, per_file),
+        None => graph,
+    }
 }
 
 /// Merges parallel edges of one relation: noisy-or of confidences, the rationale of

@@ -4,13 +4,19 @@
 //! [0, 1] and a one-line rationale a person can read. Explicit relations (imports,
 //! calls and references, inheritance) come from facts and import resolution;
 //! organizational ones from the file tree, build manifests and CODEOWNERS; implicit
-//! ones from rules ([`RelationRule`]), added by the rule library.
+//! ones from rules ([`RelationRule`]), added by the rule library; historical ones
+//! (co-change) from the repository's own history, when the source has one.
 
 mod build;
+mod cochange;
 mod explicit;
 mod organization;
 
 pub use build::{GraphInput, InputArtifact, RelationRule, RuleContext, build_graph};
+pub use cochange::{
+    CO_CHANGE_HALF_LIFE_COMMITS, FileHistory, MAX_CO_CHANGE_PARTNERS, MIN_CO_CHANGE_SUPPORT,
+    RECENCY_HALF_LIFE_DAYS,
+};
 pub use organization::is_module_manifest;
 
 use std::collections::{BTreeMap, HashMap};
@@ -58,11 +64,15 @@ pub enum Relation {
     Owner,
     /// Files with the same name stem in sibling directories.
     Proximity,
+    /// Both files changed together in commits that are ancestors of HEAD, often and
+    /// recently enough to count (historical; see [`FileHistory`] for the per-file
+    /// signals of the same history).
+    CoChange,
 }
 
 impl Relation {
     /// Every relation kind, in declaration order.
-    pub const ALL: [Relation; 15] = [
+    pub const ALL: [Relation; 16] = [
         Relation::Imports,
         Relation::Calls,
         Relation::References,
@@ -78,9 +88,10 @@ impl Relation {
         Relation::SameModule,
         Relation::Owner,
         Relation::Proximity,
+        Relation::CoChange,
     ];
 
-    /// The family of the relation: explicit, implicit or organizational.
+    /// The family of the relation: explicit, implicit, organizational or historical.
     pub fn family(self) -> RelationFamily {
         match self {
             Relation::Imports
@@ -97,11 +108,13 @@ impl Relation {
             Relation::SameDir | Relation::SameModule | Relation::Owner | Relation::Proximity => {
                 RelationFamily::Organizational
             }
+            Relation::CoChange => RelationFamily::Historical,
         }
     }
 }
 
-/// The three sources of structure of paper §III.B.
+/// The sources of structure: the three of paper §III.B, and the repository's
+/// evolution (paper Figure 1, "Repo Evolution").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RelationFamily {
@@ -111,6 +124,8 @@ pub enum RelationFamily {
     Implicit,
     /// Folder, module, ownership and proximity.
     Organizational,
+    /// Co-change in the history of HEAD.
+    Historical,
 }
 
 /// A node: one artifact.
@@ -156,6 +171,10 @@ pub struct RepoGraph {
     graph: DiGraph<Node, EdgeData>,
     by_path: HashMap<String, NodeIndex>,
     modules: HashMap<String, String>,
+    /// Per node (same index), its history signals, when the history touched it.
+    history: Vec<Option<FileHistory>>,
+    /// The HEAD the history was read from, when there was one.
+    history_head: Option<String>,
 }
 
 impl RepoGraph {
@@ -182,7 +201,21 @@ impl RepoGraph {
             graph,
             by_path,
             modules,
+            history: Vec::new(),
+            history_head: None,
         }
+    }
+
+    /// Attaches the per-file history signals (indexed like the nodes) and the HEAD
+    /// they were read from.
+    pub(crate) fn with_history(
+        mut self,
+        head: String,
+        per_file: Vec<Option<FileHistory>>,
+    ) -> RepoGraph {
+        self.history = per_file;
+        self.history_head = Some(head);
+        self
     }
 
     /// Number of artifacts.
@@ -243,6 +276,19 @@ impl RepoGraph {
             *counts.entry(edge.relation).or_default() += 1;
         }
         counts
+    }
+
+    /// The history signals of `path` (recency, churn), when the graph was built with a
+    /// history that changed the file; `None` otherwise (no history, or a file no
+    /// commit of the window touched).
+    pub fn file_history(&self, path: &str) -> Option<FileHistory> {
+        let index = self.by_path.get(path)?.index();
+        self.history.get(index).copied().flatten()
+    }
+
+    /// The HEAD commit whose history the graph was built with, if any.
+    pub fn history_head(&self) -> Option<&str> {
+        self.history_head.as_deref()
     }
 
     /// The manifest of the build module `path` belongs to (`pkg/go.mod`), if any.

@@ -6,6 +6,7 @@ use std::time::UNIX_EPOCH;
 
 use ignore::WalkBuilder;
 
+use super::history::{History, HistoryOptions, git_head, read_git_history};
 use super::{
     DEFAULT_MAX_FILE_SIZE, Entry, Listing, RepoSource, SkipReason, SkipStats, Stamp,
     has_binary_extension, validate_relative,
@@ -20,7 +21,9 @@ const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".bzr", ".jj"];
 /// The walk honours `.gitignore`, `.ignore` and `.git/info/exclude` (also outside a git
 /// work tree), lists hidden files (`.env`, `.github/…` matter for configuration) but
 /// never the VCS directories, follows symbolic links only while they stay inside the
-/// root, and skips binaries and files over the size cap, counting each skip.
+/// root, and skips binaries and files over the size cap, counting each skip. When the
+/// root is inside a git work tree, it also offers the history of HEAD
+/// ([`RepoSource::history`]).
 #[derive(Debug, Clone)]
 pub struct FsSource {
     root: PathBuf,
@@ -242,6 +245,18 @@ impl RepoSource for FsSource {
             return Err(Error::NoSuchArtifact(path.to_string()));
         }
         std::fs::read(&target).map_err(|e| Error::io(&full, e))
+    }
+
+    /// HEAD of the git work tree the root is in (one `git rev-parse`).
+    fn history_head(&self) -> Result<Option<String>> {
+        Ok(git_head(&self.canonical_root))
+    }
+
+    /// Read with the `git` program on PATH (see [`History`] for why the CLI): the
+    /// ancestors of HEAD touching paths under the root, relative to it. Without git,
+    /// outside a work tree, or on any git error: `Ok(None)`.
+    fn history(&self, options: &HistoryOptions) -> Result<Option<History>> {
+        Ok(read_git_history(&self.canonical_root, options))
     }
 }
 

@@ -5,9 +5,11 @@
 //! whatever a caller plugs in (a VFS, a git tree, an editor's unsaved buffers).
 
 mod fs;
+mod history;
 mod memory;
 
 pub use fs::{FsSource, FsSourceBuilder};
+pub use history::{Commit, History, HistoryOptions};
 pub use memory::MemorySource;
 
 use serde::Serialize;
@@ -128,6 +130,28 @@ pub trait RepoSource: Send + Sync {
 
     /// Reads the bytes of one listed artifact.
     fn read(&self, path: &str) -> Result<Vec<u8>>;
+
+    /// The id of the commit the history would be read from (HEAD), or `None` when
+    /// the source has no history. Called on every query to tell whether a cached
+    /// [`History`] is still current, so it must be cheap. The default has none.
+    ///
+    /// # Errors
+    /// Reserved for sources that can fail; a source without history answers `Ok(None)`.
+    fn history_head(&self) -> Result<Option<String>> {
+        Ok(None)
+    }
+
+    /// The commits that are ancestors of the checked-out commit, newest first, with
+    /// the paths each changed, relative to the root like [`RepoSource::list`]'s.
+    /// Never other branches, never commits after HEAD. `None` when the source has no
+    /// history (the default: a source in memory, a directory outside any work tree).
+    ///
+    /// # Errors
+    /// Reserved for sources that can fail; a source without history answers `Ok(None)`.
+    fn history(&self, options: &HistoryOptions) -> Result<Option<History>> {
+        let _ = options;
+        Ok(None)
+    }
 }
 
 /// Extensions whose files are never text worth reading.

@@ -6,6 +6,7 @@ mod config_facts;
 mod discover;
 mod discover_implicit;
 mod grammars;
+mod history;
 mod implicit_rules;
 mod lang_c_family;
 mod lang_csharp;

@@ -1,0 +1,500 @@
+//! History: co-change edges and per-file signals from real git repositories built in
+//! a temporary directory, only ever from the ancestors of HEAD.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+use deepdiscovery_core::graph::RelationFamily;
+use deepdiscovery_core::source::HistoryOptions;
+use deepdiscovery_core::{MemorySource, Relation, RepoGraph, Session};
+
+use crate::support::{assert_edge, assert_no_edge};
+
+/// Seconds since the epoch of day 0 of every fixture history.
+const DAY0: i64 = 1_700_000_000;
+
+/// A git repository in a temporary directory, committed to with fixed dates and a
+/// configuration of its own (no system or global configuration is read).
+struct Repo {
+    dir: tempfile::TempDir,
+    edits: usize,
+}
+
+impl Repo {
+    /// A new repository on branch `main`, or `None` when git is not on PATH.
+    fn new() -> Option<Repo> {
+        let available = Command::new("git")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !available {
+            eprintln!("git is not on PATH: history test skipped");
+            return None;
+        }
+        let repo = Repo {
+            dir: tempfile::tempdir().unwrap(),
+            edits: 0,
+        };
+        repo.git(&["init", "-q", "-b", "main"], 0);
+        repo.git(&["config", "user.name", "Test Author"], 0);
+        repo.git(&["config", "user.email", "author@example.com"], 0);
+        repo.git(&["config", "commit.gpgsign", "false"], 0);
+        Some(repo)
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Runs git in the repository at the time of `day`; returns its trimmed output.
+    fn git(&self, args: &[&str], day: i64) -> String {
+        let date = format!("@{} +0000", DAY0 + day * 86_400);
+        let out = Command::new("git")
+            .current_dir(self.root())
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_DATE", &date)
+            .env("GIT_COMMITTER_DATE", &date)
+            .args(args)
+            .output()
+            .expect("git runs");
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// Writes a file (creating directories).
+    fn write(&self, rel: &str, content: &str) {
+        let path = self.root().join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, content).unwrap();
+    }
+
+    /// Appends a distinct comment line to each file, creating it if needed.
+    fn edit(&mut self, files: &[&str]) {
+        for rel in files {
+            self.edits += 1;
+            let path = self.root().join(rel);
+            let old = fs::read_to_string(&path).unwrap_or_default();
+            self.write(rel, &format!("{old}# edit {}\n", self.edits));
+        }
+    }
+
+    /// Commits everything in the work tree on `day`; returns the commit id.
+    fn commit(&self, day: i64, message: &str) -> String {
+        self.git(&["add", "-A"], day);
+        self.git(&["commit", "-q", "-m", message], day);
+        self.git(&["rev-parse", "HEAD"], day)
+    }
+
+    /// `count` commits from `day` on, each adding one unrelated file: history in which
+    /// the files under test are rare, as in any real repository.
+    fn filler(&mut self, day: i64, count: usize) {
+        for i in 0..count {
+            let name = format!("filler/unrelated{}.txt", self.edits + i);
+            self.change(day + i as i64, &[&name]);
+        }
+    }
+
+    /// Edits `files` and commits them on `day`.
+    fn change(&mut self, day: i64, files: &[&str]) -> String {
+        self.edit(files);
+        self.commit(day, &format!("change {}", files.join(" ")))
+    }
+}
+
+fn co_change_edges(graph: &RepoGraph) -> Vec<(String, String)> {
+    graph
+        .edges()
+        .iter()
+        .filter(|e| e.relation == Relation::CoChange)
+        .map(|e| (e.from.to_string(), e.to.to_string()))
+        .collect()
+}
+
+/// Two files with nothing in common but their history, and unrelated filler.
+fn query_and_views(repo: &mut Repo) {
+    repo.write(
+        "orm/query.py",
+        "def build_select(table):\n    return table\n",
+    );
+    repo.write(
+        "web/views.py",
+        "def show_page(request):\n    return request\n",
+    );
+    repo.write("misc/alpha.py", "def alpha_value():\n    return 1\n");
+    repo.write("misc/beta.py", "def beta_value():\n    return 2\n");
+    repo.write("tools/gamma.py", "def gamma_value():\n    return 3\n");
+    repo.commit(0, "initial");
+    repo.change(1, &["orm/query.py", "web/views.py"]);
+    repo.change(2, &["misc/alpha.py"]);
+    repo.change(3, &["misc/beta.py"]);
+    repo.change(5, &["orm/query.py", "web/views.py"]);
+    repo.change(10, &["tools/gamma.py"]);
+}
+
+#[test]
+fn co_change_alone_links_two_files_with_a_readable_rationale() {
+    let Some(mut repo) = Repo::new() else { return };
+    query_and_views(&mut repo);
+    let session = Session::open(repo.root()).unwrap();
+    let graph = session.graph().unwrap();
+
+    let edge = assert_edge(
+        &graph,
+        "orm/query.py",
+        "web/views.py",
+        Relation::CoChange,
+        "changed together in 3 of the last 3 commits touching `query.py`, most recently 5 days before HEAD",
+    );
+    assert!(edge.confidence > 0.0);
+    assert_edge(
+        &graph,
+        "web/views.py",
+        "orm/query.py",
+        Relation::CoChange,
+        "touching `views.py`",
+    );
+    assert_eq!(Relation::CoChange.family(), RelationFamily::Historical);
+    // Co-change is the only link between them.
+    for (from, to) in [
+        ("orm/query.py", "web/views.py"),
+        ("web/views.py", "orm/query.py"),
+    ] {
+        let kinds: Vec<Relation> = graph
+            .edges_from(from)
+            .iter()
+            .filter(|e| e.to == to)
+            .map(|e| e.relation)
+            .collect();
+        assert_eq!(kinds, vec![Relation::CoChange], "{from} -> {to}");
+    }
+    // A single shared commit (the initial one) is not enough support.
+    assert_no_edge(&graph, "misc/alpha.py", "misc/beta.py", Relation::CoChange);
+
+    let signals = graph.file_history("orm/query.py").expect("history signals");
+    assert_eq!(signals.commits, 3);
+    assert!((signals.days_since_change - 5.0).abs() < 1e-3);
+    assert!(
+        signals.recency > 0.8 && signals.recency < 1.0,
+        "{signals:?}"
+    );
+    assert!((signals.churn - 1.0).abs() < 1e-6, "{signals:?}");
+    let gamma = graph.file_history("tools/gamma.py").unwrap();
+    assert_eq!(gamma.days_since_change, 0.0);
+    assert_eq!(gamma.recency, 1.0);
+    assert!(gamma.churn < signals.churn);
+
+    let history = session.history().unwrap().expect("a history");
+    assert_eq!(history.commits.len(), 6);
+    assert_eq!(history.commits[0].id, history.head);
+    assert_eq!(history.commits[0].author, "Test Author");
+    assert_eq!(history.commits[0].paths, vec!["tools/gamma.py"]);
+    assert_eq!(graph.history_head(), Some(history.head.as_str()));
+}
+
+#[test]
+fn history_never_reaches_past_head() {
+    let Some(mut repo) = Repo::new() else { return };
+    repo.write("app/service.py", "def serve():\n    return 1\n");
+    repo.write("conf/settings.yaml", "timeout: 3\n");
+    repo.write("app/other.py", "def other():\n    return 2\n");
+    let base = repo.commit(0, "initial");
+    repo.filler(1, 4);
+    repo.change(1, &["app/other.py"]);
+    let main_head = repo.git(&["rev-parse", "HEAD"], 1);
+
+    // Another branch changes the two files together, twice: not an ancestor of HEAD.
+    repo.git(&["checkout", "-q", "-b", "feature"], 2);
+    repo.change(2, &["app/service.py", "conf/settings.yaml"]);
+    repo.change(3, &["app/service.py", "conf/settings.yaml"]);
+    let feature_head = repo.git(&["rev-parse", "HEAD"], 3);
+    repo.git(&["checkout", "-q", "main"], 4);
+
+    let session = Session::open(repo.root()).unwrap();
+    let graph = session.graph().unwrap();
+    assert!(
+        co_change_edges(&graph).is_empty(),
+        "{:?}",
+        co_change_edges(&graph)
+    );
+    let history = session.history().unwrap().unwrap();
+    assert_eq!(history.head, main_head);
+    assert_eq!(history.commits.len(), 6);
+    assert!(history.commits.iter().all(|c| c.id != feature_head));
+
+    // Checking out the feature branch makes those commits ancestors: now they count.
+    repo.git(&["checkout", "-q", "feature"], 4);
+    let graph = session.graph().unwrap();
+    assert_edge(
+        &graph,
+        "app/service.py",
+        "conf/settings.yaml",
+        Relation::CoChange,
+        "changed together in 3 of the last 3 commits",
+    );
+
+    // An older commit checked out (detached): what came after it is invisible.
+    repo.git(&["checkout", "-q", &base], 5);
+    let graph = session.graph().unwrap();
+    assert!(co_change_edges(&graph).is_empty());
+    let history = session.history().unwrap().unwrap();
+    assert_eq!(history.head, base);
+    assert_eq!(history.commits.len(), 1);
+}
+
+#[test]
+fn without_git_there_is_no_history_and_everything_works() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("app")).unwrap();
+    fs::write(
+        dir.path().join("app/main.py"),
+        "from app.util import helper\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("app/util.py"),
+        "def helper():\n    return 1\n",
+    )
+    .unwrap();
+    let session = Session::open(dir.path()).unwrap();
+    assert!(session.history().unwrap().is_none());
+    let graph = session.graph().unwrap();
+    assert!(
+        graph
+            .edge("app/main.py", "app/util.py", Relation::Imports)
+            .is_some()
+    );
+    assert!(co_change_edges(&graph).is_empty());
+    assert!(graph.file_history("app/main.py").is_none());
+    assert!(graph.history_head().is_none());
+
+    let source = MemorySource::from_files([
+        ("app/main.py", "from app.util import helper\n"),
+        ("app/util.py", "def helper():\n    return 1\n"),
+    ])
+    .unwrap();
+    let session = Session::new(source);
+    assert!(session.history().unwrap().is_none());
+    let graph = session.graph().unwrap();
+    assert!(
+        graph
+            .edge("app/main.py", "app/util.py", Relation::Imports)
+            .is_some()
+    );
+    assert!(co_change_edges(&graph).is_empty());
+}
+
+#[test]
+fn huge_commits_are_skipped() {
+    let Some(mut repo) = Repo::new() else { return };
+    let fillers: Vec<String> = (1..=6).map(|i| format!("lib/filler{i}.py")).collect();
+    let mut all: Vec<&str> = vec!["src/parser.py", "src/lexer.py"];
+    all.extend(fillers.iter().map(String::as_str));
+    repo.edit(&all);
+    repo.commit(0, "initial");
+    repo.change(1, &["src/parser.py", "src/lexer.py"]);
+    repo.change(2, &all); // a formatting sweep
+    repo.filler(3, 4);
+
+    let small = HistoryOptions {
+        max_files_per_commit: 4,
+        ..HistoryOptions::default()
+    };
+    let session = Session::open(repo.root())
+        .unwrap()
+        .with_history_options(small);
+    let history = session.history().unwrap().unwrap();
+    assert_eq!(history.skipped_large, 2);
+    assert_eq!(history.commits.len(), 5);
+    let graph = session.graph().unwrap();
+    assert_no_edge(&graph, "src/parser.py", "src/lexer.py", Relation::CoChange);
+
+    // Out of time: what was read is a prefix of the history, and nothing breaks.
+    let full = Session::open(repo.root())
+        .unwrap()
+        .history()
+        .unwrap()
+        .unwrap();
+    let hurried = Session::open(repo.root())
+        .unwrap()
+        .with_history_options(HistoryOptions {
+            max_millis: 0,
+            ..HistoryOptions::default()
+        });
+    let cut = hurried.history().unwrap().unwrap();
+    assert!(cut.truncated || cut.commits == full.commits);
+    assert_eq!(cut.commits[..], full.commits[..cut.commits.len()]);
+    assert!(hurried.graph().is_ok());
+
+    // The same history with the sweeps counted links them.
+    let session = Session::open(repo.root()).unwrap();
+    let graph = session.graph().unwrap();
+    assert_edge(
+        &graph,
+        "src/parser.py",
+        "src/lexer.py",
+        Relation::CoChange,
+        "changed together in 3 of the last 3 commits",
+    );
+}
+
+#[test]
+fn a_new_commit_is_seen_at_the_next_query_and_the_same_head_is_cached() {
+    let Some(mut repo) = Repo::new() else { return };
+    repo.write("api/routes.py", "def routes():\n    return []\n");
+    repo.write("api/schema.py", "def schema():\n    return {}\n");
+    repo.write("lib/extra.py", "def extra():\n    return 0\n");
+    repo.write("lib/more.py", "def more():\n    return 0\n");
+    repo.commit(0, "initial");
+    repo.change(1, &["lib/extra.py"]);
+    repo.change(2, &["lib/more.py"]);
+    // Edited now, committed only after the first query: the files do not change
+    // on disk between the queries, only HEAD does.
+    repo.edit(&["api/routes.py", "api/schema.py"]);
+
+    let session = Session::open(repo.root()).unwrap();
+    let graph = session.graph().unwrap();
+    assert!(co_change_edges(&graph).is_empty());
+    assert!(!session.stats().history_reused);
+    let first = session.history().unwrap().unwrap();
+    assert!(session.stats().history_reused);
+    let again = session.graph().unwrap();
+    assert!(Arc::ptr_eq(&graph, &again));
+    assert!(session.stats().graph_reused);
+    assert!(session.stats().history_reused);
+    assert!(Arc::ptr_eq(&first, &session.history().unwrap().unwrap()));
+
+    let new_head = repo.commit(3, "routes and schema");
+    let graph = session.graph().unwrap();
+    assert!(!session.stats().history_reused);
+    assert!(!session.stats().graph_reused);
+    assert_eq!(graph.history_head(), Some(new_head.as_str()));
+    assert_edge(
+        &graph,
+        "api/routes.py",
+        "api/schema.py",
+        Relation::CoChange,
+        "changed together in 2 of the last 2 commits touching `routes.py`, most recently in HEAD",
+    );
+    assert_eq!(session.history().unwrap().unwrap().head, new_head);
+
+    // Switched off, the session never asks for history.
+    let session = Session::open(repo.root()).unwrap().with_history(false);
+    assert!(session.history().unwrap().is_none());
+    assert!(co_change_edges(&session.graph().unwrap()).is_empty());
+}
+
+#[test]
+fn a_file_changed_in_every_commit_links_nothing() {
+    let Some(mut repo) = Repo::new() else { return };
+    let files = [
+        "pkg/a.py", "pkg/b.py", "pkg/c.py", "pkg/d.py", "pkg/e.py", "pkg/f.py",
+    ];
+    let mut first: Vec<&str> = files.to_vec();
+    first.push("CHANGELOG.md");
+    repo.edit(&first);
+    repo.commit(0, "initial");
+    let rounds: [&[&str]; 7] = [
+        &["pkg/a.py", "pkg/b.py"],
+        &["pkg/c.py"],
+        &["pkg/d.py"],
+        &["pkg/a.py", "pkg/b.py"],
+        &["pkg/e.py"],
+        &["pkg/f.py"],
+        &["pkg/c.py"],
+    ];
+    for (day, changed) in rounds.iter().enumerate() {
+        let mut with_log = changed.to_vec();
+        with_log.push("CHANGELOG.md");
+        repo.change(day as i64 + 1, &with_log);
+    }
+    let session = Session::open(repo.root()).unwrap();
+    let graph = session.graph().unwrap();
+    let edges = co_change_edges(&graph);
+    assert!(
+        edges
+            .iter()
+            .all(|(a, b)| a != "CHANGELOG.md" && b != "CHANGELOG.md"),
+        "{edges:?}"
+    );
+    assert_edge(
+        &graph,
+        "pkg/a.py",
+        "pkg/b.py",
+        Relation::CoChange,
+        "changed together in 3 of the last 3 commits",
+    );
+    let log = graph.file_history("CHANGELOG.md").unwrap();
+    assert_eq!(log.commits, 8);
+    assert_eq!(log.churn, 1.0);
+}
+
+#[test]
+fn renamed_files_keep_their_history_under_the_new_name() {
+    let Some(mut repo) = Repo::new() else { return };
+    repo.write("core/old_name.py", "def engine():\n    return 1\n");
+    repo.write("core/partner.py", "def partner():\n    return 2\n");
+    repo.write("core/third.py", "def third():\n    return 3\n");
+    repo.write("core/fourth.py", "def fourth():\n    return 4\n");
+    repo.commit(0, "initial");
+    repo.change(1, &["core/old_name.py", "core/partner.py"]);
+    repo.change(2, &["core/third.py"]);
+    repo.git(&["mv", "core/old_name.py", "core/new_name.py"], 3);
+    repo.commit(3, "rename");
+    repo.change(4, &["core/fourth.py"]);
+
+    let session = Session::open(repo.root()).unwrap();
+    let history = session.history().unwrap().unwrap();
+    assert!(
+        history
+            .commits
+            .iter()
+            .all(|c| !c.paths.iter().any(|p| p == "core/old_name.py"))
+    );
+    let graph = session.graph().unwrap();
+    assert_edge(
+        &graph,
+        "core/new_name.py",
+        "core/partner.py",
+        Relation::CoChange,
+        "changed together in 2 of the last 3 commits touching `new_name.py`",
+    );
+}
+
+#[test]
+fn a_root_below_the_top_of_the_work_tree_sees_only_its_own_paths() {
+    let Some(mut repo) = Repo::new() else { return };
+    repo.write("service/app/handler.py", "def handle():\n    return 1\n");
+    repo.write("service/app/store.py", "def store():\n    return 2\n");
+    repo.write("service/app/misc.py", "def misc():\n    return 3\n");
+    repo.write("service/app/more.py", "def more():\n    return 4\n");
+    repo.write("outside/tool.py", "def tool():\n    return 5\n");
+    repo.commit(0, "initial");
+    repo.change(1, &["service/app/handler.py", "service/app/store.py"]);
+    repo.change(2, &["outside/tool.py"]);
+    repo.change(3, &["service/app/misc.py"]);
+    repo.change(4, &["service/app/more.py", "outside/tool.py"]);
+
+    let session = Session::open(repo.root().join("service")).unwrap();
+    let history = session.history().unwrap().unwrap();
+    // The commit touching only `outside/` is not read; paths are relative to the root.
+    assert_eq!(history.commits.len(), 4);
+    assert_eq!(history.commits[0].paths, vec!["app/more.py"]);
+    let graph = session.graph().unwrap();
+    assert_edge(
+        &graph,
+        "app/handler.py",
+        "app/store.py",
+        Relation::CoChange,
+        "changed together in 2 of the last 2 commits touching `handler.py`",
+    );
+}
