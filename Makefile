@@ -5,7 +5,7 @@ PYTHON ?= python3
 VPY := $(VENV)/bin/python
 DEMO_REPO ?= tests/fixtures/mixed_app
 
-.PHONY: demo test test-rust test-python lint venv
+.PHONY: demo test test-rust test-python test-c lint venv
 
 DEMO_TASK ?= Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`
 
@@ -18,7 +18,7 @@ demo:
 	@echo '== discover (Algorithm 1): the context package, as Markdown, within 4000 tokens'
 	cargo run --release -q -p deepdiscovery-core --example discover -- --budget 4000 tests/fixtures/locate_app '$(DEMO_TASK)'
 
-test: test-rust test-python
+test: test-rust test-python test-c
 
 test-rust:
 	cargo test --workspace --exclude deepdiscovery-py
@@ -33,6 +33,12 @@ venv: $(VPY)
 test-python: $(VPY)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop -q
 	$(VPY) -m pytest -q tests/python
+
+# The C ABI from C: tests and the example under AddressSanitizer + LeakSanitizer,
+# linked with the static and the shared library (tests/c/Makefile).
+test-c:
+	cargo build -p deepdiscovery-ffi
+	$(MAKE) -C tests/c
 
 lint:
 	cargo fmt --all -- --check

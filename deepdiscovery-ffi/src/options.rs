@@ -1,0 +1,432 @@
+//! The JSON of the C ABI — session config and query options — read into the core's
+//! types. The keys are the core's field names; unknown keys and wrong types are
+//! errors that name the key, never silently ignored.
+
+use deepdiscovery_core::locate::{Ablation, LocateConfig, Preset, Weights};
+use deepdiscovery_core::{Budget, DiscoverAblation, DiscoverConfig, Hints};
+use serde_json::{Map, Value};
+
+use crate::boundary::Failure;
+use crate::status::DdStatus;
+
+/// What `dd_session_open` accepts in its config JSON.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct SessionOptions {
+    /// `builtin_rules`: whether the built-in implicit-relation rules apply.
+    pub builtin_rules: Option<bool>,
+    /// `rules`: caller rules in the TOML format of the built-in rule file.
+    pub rules: Option<String>,
+}
+
+/// Parses the session config (`None`, JSON `null` or `{}` for the defaults).
+pub(crate) fn session_options(text: Option<&str>) -> Result<SessionOptions, Failure> {
+    let object = parse_object(text, "config_json")?;
+    let obj = Obj::new(&object, "config", &["builtin_rules", "rules"])?;
+    Ok(SessionOptions {
+        builtin_rules: obj.bool("builtin_rules")?,
+        rules: obj.string("rules")?,
+    })
+}
+
+/// Parses the options of `dd_discover` into the configuration and the task hints.
+pub(crate) fn discover_options(text: Option<&str>) -> Result<(DiscoverConfig, Hints), Failure> {
+    let object = parse_object(text, "options_json")?;
+    let obj = Obj::new(
+        &object,
+        "options",
+        &[
+            "anchors",
+            "preset",
+            "location_ablation",
+            "budget",
+            "tau",
+            "kappa",
+            "patience",
+            "ablation",
+            "hints",
+        ],
+    )?;
+    let mut config = DiscoverConfig::default();
+    set(&mut config.anchors, obj.usize("anchors")?);
+    set(&mut config.preset, obj.with("preset", preset)?);
+    set(
+        &mut config.location_ablation,
+        obj.with("location_ablation", location_ablation)?,
+    );
+    set(&mut config.budget, obj.with("budget", budget)?);
+    set(&mut config.tau, obj.f32("tau")?);
+    set(&mut config.kappa, obj.f32("kappa")?);
+    set(&mut config.patience, obj.usize("patience")?);
+    set(
+        &mut config.ablation,
+        obj.with("ablation", discover_ablation)?,
+    );
+    let hints = obj.with("hints", hints)?.unwrap_or_default();
+    Ok((config, hints))
+}
+
+/// Parses the options of `dd_locate` into the configuration and the task hints.
+pub(crate) fn locate_options(text: Option<&str>) -> Result<(LocateConfig, Hints), Failure> {
+    let object = parse_object(text, "options_json")?;
+    let obj = Obj::new(
+        &object,
+        "options",
+        &["anchors", "preset", "ablation", "budget", "hints"],
+    )?;
+    let mut config = LocateConfig::default();
+    set(&mut config.anchors, obj.usize("anchors")?);
+    set(&mut config.preset, obj.with("preset", preset)?);
+    set(
+        &mut config.ablation,
+        obj.with("ablation", location_ablation)?,
+    );
+    set(&mut config.budget, obj.with("budget", budget)?);
+    let hints = obj.with("hints", hints)?.unwrap_or_default();
+    Ok((config, hints))
+}
+
+fn set<T>(field: &mut T, value: Option<T>) {
+    if let Some(value) = value {
+        *field = value;
+    }
+}
+
+/// The top-level JSON object; absent, `null` and `{}` all mean the defaults.
+fn parse_object(text: Option<&str>, name: &str) -> Result<Map<String, Value>, Failure> {
+    let Some(text) = text else {
+        return Ok(Map::new());
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(Value::Null) => Ok(Map::new()),
+        Ok(other) => Err(Failure::new(
+            DdStatus::InvalidJson,
+            format!("{name} must be a JSON object, got {}", kind(&other)),
+        )),
+        Err(e) => Err(Failure::new(
+            DdStatus::InvalidJson,
+            format!("{name} is not valid JSON: {e}"),
+        )),
+    }
+}
+
+/// A JSON object whose keys were checked against the allowed ones, read key by key
+/// with errors that name the dotted key path.
+struct Obj<'a> {
+    map: &'a Map<String, Value>,
+    at: String,
+}
+
+impl<'a> Obj<'a> {
+    fn new(map: &'a Map<String, Value>, at: &str, allowed: &[&str]) -> Result<Obj<'a>, Failure> {
+        // serde_json's map is ordered, so the first unknown key reported is stable.
+        if let Some(key) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
+            return Err(config_error(format!(
+                "unknown key `{key}` in {at} (expected one of: {})",
+                allowed.join(", ")
+            )));
+        }
+        Ok(Obj {
+            map,
+            at: at.to_string(),
+        })
+    }
+
+    fn path(&self, key: &str) -> String {
+        format!("{}.{key}", self.at)
+    }
+
+    /// The value of `key` read by `read`, or `None` when absent or `null`.
+    fn with<T>(
+        &self,
+        key: &str,
+        read: impl FnOnce(&Value, &str) -> Result<T, Failure>,
+    ) -> Result<Option<T>, Failure> {
+        match self.map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => read(value, &self.path(key)).map(Some),
+        }
+    }
+
+    fn bool(&self, key: &str) -> Result<Option<bool>, Failure> {
+        self.with(key, |v, at| {
+            v.as_bool().ok_or_else(|| wrong(at, "a boolean", v))
+        })
+    }
+
+    fn usize(&self, key: &str) -> Result<Option<usize>, Failure> {
+        self.with(key, |v, at| {
+            v.as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| wrong(at, "a non-negative integer", v))
+        })
+    }
+
+    fn f32(&self, key: &str) -> Result<Option<f32>, Failure> {
+        self.with(key, |v, at| {
+            v.as_f64()
+                .map(|x| x as f32)
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| wrong(at, "a finite number", v))
+        })
+    }
+
+    fn string(&self, key: &str) -> Result<Option<String>, Failure> {
+        self.with(key, |v, at| {
+            v.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| wrong(at, "a string", v))
+        })
+    }
+
+    fn strings(&self, key: &str) -> Result<Option<Vec<String>>, Failure> {
+        self.with(key, |v, at| {
+            let items = v
+                .as_array()
+                .ok_or_else(|| wrong(at, "an array of strings", v))?;
+            items
+                .iter()
+                .map(|item| {
+                    item.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| wrong(at, "an array of strings", item))
+                })
+                .collect()
+        })
+    }
+}
+
+fn object<'a>(value: &'a Value, at: &str) -> Result<&'a Map<String, Value>, Failure> {
+    value
+        .as_object()
+        .ok_or_else(|| wrong(at, "an object", value))
+}
+
+/// `"auto"`, or fixed Eq. 6 weights `{"fixed": {"sem", "sum", "rule", "prior"}}`
+/// (the capitalized `"Auto"` / `"Fixed"` of the core's serialization also work).
+fn preset(value: &Value, at: &str) -> Result<Preset, Failure> {
+    const EXPECTED: &str = "\"auto\" or {\"fixed\": {\"sem\", \"sum\", \"rule\", \"prior\"}}";
+    match value {
+        Value::String(s) if s == "auto" || s == "Auto" => Ok(Preset::Auto),
+        Value::Object(map) if map.len() == 1 => {
+            let (key, inner) = map
+                .iter()
+                .next()
+                .ok_or_else(|| wrong(at, EXPECTED, value))?;
+            if key != "fixed" && key != "Fixed" {
+                return Err(wrong(at, EXPECTED, value));
+            }
+            let at = format!("{at}.{key}");
+            let obj = Obj::new(object(inner, &at)?, &at, &["sem", "sum", "rule", "prior"])?;
+            let weight = |name: &str| {
+                obj.f32(name)?
+                    .ok_or_else(|| config_error(format!("{} is required", obj.path(name))))
+            };
+            Ok(Preset::Fixed(Weights {
+                sem: weight("sem")?,
+                sum: weight("sum")?,
+                rule: weight("rule")?,
+                prior: weight("prior")?,
+            }))
+        }
+        _ => Err(wrong(at, EXPECTED, value)),
+    }
+}
+
+fn location_ablation(value: &Value, at: &str) -> Result<Ablation, Failure> {
+    let obj = Obj::new(
+        object(value, at)?,
+        at,
+        &["no_sem", "no_sum", "no_rule", "no_prior"],
+    )?;
+    let mut ablation = Ablation::default();
+    set(&mut ablation.no_sem, obj.bool("no_sem")?);
+    set(&mut ablation.no_sum, obj.bool("no_sum")?);
+    set(&mut ablation.no_rule, obj.bool("no_rule")?);
+    set(&mut ablation.no_prior, obj.bool("no_prior")?);
+    Ok(ablation)
+}
+
+fn discover_ablation(value: &Value, at: &str) -> Result<DiscoverAblation, Failure> {
+    let obj = Obj::new(
+        object(value, at)?,
+        at,
+        &[
+            "location_only",
+            "no_compression",
+            "no_implicit",
+            "no_metadata_first",
+        ],
+    )?;
+    let mut ablation = DiscoverAblation::default();
+    set(&mut ablation.location_only, obj.bool("location_only")?);
+    set(&mut ablation.no_compression, obj.bool("no_compression")?);
+    set(&mut ablation.no_implicit, obj.bool("no_implicit")?);
+    set(
+        &mut ablation.no_metadata_first,
+        obj.bool("no_metadata_first")?,
+    );
+    Ok(ablation)
+}
+
+fn budget(value: &Value, at: &str) -> Result<Budget, Failure> {
+    let obj = Obj::new(
+        object(value, at)?,
+        at,
+        &["max_tokens", "max_steps", "location_share"],
+    )?;
+    let mut budget = Budget::default();
+    set(&mut budget.max_tokens, obj.usize("max_tokens")?);
+    set(&mut budget.max_steps, obj.usize("max_steps")?);
+    set(&mut budget.location_share, obj.f32("location_share")?);
+    Ok(budget)
+}
+
+fn hints(value: &Value, at: &str) -> Result<Hints, Failure> {
+    let obj = Obj::new(
+        object(value, at)?,
+        at,
+        &["paths", "symbols", "failing_tests"],
+    )?;
+    Ok(Hints {
+        paths: obj.strings("paths")?.unwrap_or_default(),
+        symbols: obj.strings("symbols")?.unwrap_or_default(),
+        failing_tests: obj.strings("failing_tests")?.unwrap_or_default(),
+    })
+}
+
+fn config_error(message: String) -> Failure {
+    Failure::new(
+        DdStatus::InvalidConfig,
+        format!("invalid configuration: {message}"),
+    )
+}
+
+fn wrong(at: &str, expected: &str, got: &Value) -> Failure {
+    config_error(format!("{at} must be {expected}, got {}", kind(got)))
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absent_null_and_empty_mean_defaults() {
+        for text in [None, Some("null"), Some("{}"), Some(" { } ")] {
+            let (config, hints) = discover_options(text).unwrap();
+            assert_eq!(config, DiscoverConfig::default());
+            assert_eq!(hints, Hints::default());
+        }
+        assert_eq!(session_options(None).unwrap(), SessionOptions::default());
+    }
+
+    #[test]
+    fn the_core_serialization_reads_back_unchanged() {
+        let mut config = DiscoverConfig {
+            anchors: 5,
+            preset: Preset::Fixed(Weights {
+                sem: 0.4,
+                sum: 0.1,
+                rule: 0.3,
+                prior: 0.2,
+            }),
+            tau: 0.2,
+            kappa: 0.7,
+            patience: 3,
+            ..DiscoverConfig::default()
+        };
+        config.budget.max_tokens = 3000;
+        config.budget.location_share = 0.3;
+        config.location_ablation.no_prior = true;
+        config.ablation.no_implicit = true;
+        for config in [DiscoverConfig::default(), config] {
+            let json = serde_json::to_string(&config).unwrap();
+            assert_eq!(discover_options(Some(&json)).unwrap().0, config, "{json}");
+            let locate = config.locate();
+            let json = serde_json::to_string(&locate).unwrap();
+            assert_eq!(locate_options(Some(&json)).unwrap().0, locate, "{json}");
+        }
+    }
+
+    #[test]
+    fn partial_options_keep_the_other_defaults() {
+        let (config, hints) = discover_options(Some(
+            r#"{"budget": {"max_tokens": 3000}, "ablation": {"location_only": true},
+                "preset": "auto", "hints": {"paths": ["a.py"]}}"#,
+        ))
+        .unwrap();
+        assert_eq!(config.budget.max_tokens, 3000);
+        assert_eq!(config.budget.max_steps, Budget::default().max_steps);
+        assert!(config.ablation.location_only);
+        assert!(!config.ablation.no_implicit);
+        assert_eq!(config.tau, DiscoverConfig::default().tau);
+        assert_eq!(hints.paths, ["a.py"]);
+    }
+
+    #[test]
+    fn bad_json_is_invalid_json() {
+        for text in ["{", "[1, 2]", "\"x\"", ""] {
+            let err = discover_options(Some(text)).unwrap_err();
+            assert_eq!(err.status, DdStatus::InvalidJson, "{text}");
+        }
+    }
+
+    #[test]
+    fn unknown_keys_and_wrong_types_name_the_key() {
+        let cases = [
+            (r#"{"budgte": {}}"#, "unknown key `budgte` in options"),
+            (
+                r#"{"budget": {"tokens": 1}}"#,
+                "unknown key `tokens` in options.budget",
+            ),
+            (
+                r#"{"tau": "high"}"#,
+                "options.tau must be a finite number, got a string",
+            ),
+            (
+                r#"{"anchors": -1}"#,
+                "options.anchors must be a non-negative integer",
+            ),
+            (
+                r#"{"anchors": 2.5}"#,
+                "options.anchors must be a non-negative integer",
+            ),
+            (
+                r#"{"ablation": {"no_implicit": 1}}"#,
+                "options.ablation.no_implicit must be a boolean",
+            ),
+            (r#"{"preset": "fast"}"#, "options.preset must be \"auto\""),
+            (
+                r#"{"preset": {"fixed": {"sem": 1}}}"#,
+                "options.preset.fixed.sum is required",
+            ),
+            (
+                r#"{"hints": {"paths": [1]}}"#,
+                "options.hints.paths must be an array of strings",
+            ),
+        ];
+        for (text, expected) in cases {
+            let err = discover_options(Some(text)).unwrap_err();
+            assert_eq!(err.status, DdStatus::InvalidConfig, "{text}");
+            assert!(err.message.contains(expected), "{text}: {}", err.message);
+        }
+        let err = locate_options(Some(r#"{"tau": 0.2}"#)).unwrap_err();
+        assert!(err.message.contains("unknown key `tau`"), "{}", err.message);
+        let err = session_options(Some(r#"{"builtin_rules": "yes"}"#)).unwrap_err();
+        assert!(
+            err.message
+                .contains("config.builtin_rules must be a boolean")
+        );
+    }
+}
