@@ -60,7 +60,7 @@ impl PySession {
                             (
                                 e.from.to_string(),
                                 e.to.to_string(),
-                                relation_name(e.relation),
+                                e.relation.name().to_string(),
                                 e.confidence,
                                 e.rationale.to_string(),
                             )
@@ -143,13 +143,6 @@ impl PySession {
             .map_err(to_py)?;
         Ok((package.to_json(), package.to_markdown()))
     }
-}
-
-fn relation_name(relation: deepdiscovery_core::Relation) -> String {
-    serde_json::to_value(relation)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_else(|| format!("{relation:?}"))
 }
 
 /// The library version.

@@ -188,6 +188,23 @@ impl Language {
         )
     }
 
+    /// Which languages' names can refer to each other's definitions (Java and Kotlin,
+    /// the JavaScript family, C and C++): one id per family, `None` for non-code.
+    pub fn name_family(self) -> Option<u8> {
+        Some(match self {
+            Language::Python => 0,
+            Language::Java | Language::Kotlin => 1,
+            Language::JavaScript | Language::TypeScript | Language::Tsx => 2,
+            Language::Go => 3,
+            Language::Rust => 4,
+            Language::C | Language::Cpp => 5,
+            Language::CSharp => 6,
+            Language::Ruby => 7,
+            Language::Php => 8,
+            _ => return None,
+        })
+    }
+
     /// A lower-case name, the same as the serialized form.
     pub fn name(self) -> &'static str {
         match self {

@@ -6,7 +6,6 @@ use rayon::prelude::*;
 
 use super::build::{Positions, RawEdge, RuleContext};
 use super::{EdgeData, Relation};
-use crate::artifact::Language;
 use crate::facts::{RefKind, SuperKind};
 
 /// A name defined in more files than this links nothing: it is too ambiguous.
@@ -18,22 +17,6 @@ const MIN_NAME_LEN: usize = 3;
 
 /// One name that links a file to a definer: (confidence, name, line).
 type NameHit<'a> = (f32, &'a str, u32);
-
-/// Languages whose names can refer to each other.
-fn family(language: Language) -> Option<u8> {
-    Some(match language {
-        Language::Python => 0,
-        Language::Java | Language::Kotlin => 1,
-        Language::JavaScript | Language::TypeScript | Language::Tsx => 2,
-        Language::Go => 3,
-        Language::Rust => 4,
-        Language::C | Language::Cpp => 5,
-        Language::CSharp => 6,
-        Language::Ruby => 7,
-        Language::Php => 8,
-        _ => return None,
-    })
-}
 
 /// Who defines and who uses each name, per language family.
 struct NameTable<'a> {
@@ -56,7 +39,7 @@ impl<'a> NameTable<'a> {
             type_definers: HashMap::new(),
         };
         for (i, artifact) in context.artifacts.iter().enumerate() {
-            let Some(fam) = family(artifact.language) else {
+            let Some(fam) = artifact.language.name_family() else {
                 continue;
             };
             *table.family_size.entry(fam).or_default() += 1;
@@ -188,7 +171,7 @@ fn supertype_edges(
     out: &mut Vec<RawEdge>,
 ) {
     let artifact = &context.artifacts[i];
-    let Some(fam) = family(artifact.language) else {
+    let Some(fam) = artifact.language.name_family() else {
         return;
     };
     for sup in &artifact.facts.supertypes {
@@ -250,7 +233,7 @@ fn reference_edges(
     out: &mut Vec<RawEdge>,
 ) {
     let artifact = &context.artifacts[i];
-    let Some(fam) = family(artifact.language) else {
+    let Some(fam) = artifact.language.name_family() else {
         return;
     };
     let own: HashSet<&str> = artifact

@@ -91,6 +91,28 @@ impl Relation {
         Relation::CoChange,
     ];
 
+    /// The snake_case name, the same as the serialized form (`config_binding`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Relation::Imports => "imports",
+            Relation::Calls => "calls",
+            Relation::References => "references",
+            Relation::Inherits => "inherits",
+            Relation::Implements => "implements",
+            Relation::ConfigBinding => "config_binding",
+            Relation::Registration => "registration",
+            Relation::Injection => "injection",
+            Relation::EventBinding => "event_binding",
+            Relation::TestOf => "test_of",
+            Relation::InterfaceImpl => "interface_impl",
+            Relation::SameDir => "same_dir",
+            Relation::SameModule => "same_module",
+            Relation::Owner => "owner",
+            Relation::Proximity => "proximity",
+            Relation::CoChange => "co_change",
+        }
+    }
+
     /// The family of the relation: explicit, implicit, organizational or historical.
     pub fn family(self) -> RelationFamily {
         match self {
@@ -323,4 +345,19 @@ impl RepoGraph {
 
 fn sort_edges(edges: &mut [Edge<'_>]) {
     edges.sort_by(|x, y| (x.from, x.to, x.relation).cmp(&(y.from, y.to, y.relation)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relation_names_are_the_serialized_forms() {
+        for relation in Relation::ALL {
+            assert_eq!(
+                serde_json::to_value(relation).unwrap(),
+                serde_json::Value::from(relation.name())
+            );
+        }
+    }
 }

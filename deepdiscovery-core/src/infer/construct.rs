@@ -425,7 +425,7 @@ fn rationale(s: &Selected, hops: &[Hop]) -> Vec<String> {
 fn describe_link(via: Via, from: &str, to: &str) -> String {
     match via {
         Via::Edge { relation, forward } => {
-            let name = super::package::relation_name(relation);
+            let name = relation.name();
             let (a, b) = if forward { (from, to) } else { (to, from) };
             format!("`{a}` —{name}→ `{b}`")
         }
@@ -464,11 +464,8 @@ fn fit_to_budget(
             continue;
         }
         if promote && let Some(text) = session.read_text(&file.path) {
+            // The card's line count is exact already (`build_file` read the text).
             let card = file.view.card().clone();
-            let card = MetadataCard {
-                lines: text.lines().count(),
-                ..card
-            };
             let free = max - used;
             let full = PackageFile {
                 view: FileView::FullText {
@@ -610,6 +607,7 @@ struct CardCache<'a> {
     artifacts: &'a HashMap<String, ArtifactInfo>,
     words: &'a TaskWords,
     cards: RefCell<HashMap<String, MetadataCard>>,
+    tokens: RefCell<HashMap<String, usize>>,
 }
 
 impl<'a> CardCache<'a> {
@@ -623,6 +621,7 @@ impl<'a> CardCache<'a> {
             artifacts,
             words,
             cards: RefCell::new(HashMap::new()),
+            tokens: RefCell::new(HashMap::new()),
         }
     }
 
@@ -661,7 +660,14 @@ impl<'a> CardCache<'a> {
         card
     }
 
+    /// Estimated tokens of a file's card: Eq. 7's cost, asked for every frontier
+    /// file at every step, so rendered once per file.
     fn tokens(&self, path: &str) -> usize {
-        self.card(path).tokens()
+        if let Some(&tokens) = self.tokens.borrow().get(path) {
+            return tokens;
+        }
+        let tokens = self.card(path).tokens();
+        self.tokens.borrow_mut().insert(path.to_string(), tokens);
+        tokens
     }
 }

@@ -300,7 +300,7 @@ impl ContextPackage {
                 out.push_str(&format!(
                     "- `{}` —{}→ `{}`\n",
                     r.from,
-                    relation_name(r.relation),
+                    r.relation.name(),
                     r.to
                 ));
             }
@@ -320,14 +320,6 @@ impl ContextPackage {
         }
         out
     }
-}
-
-/// `config_binding` for [`Relation::ConfigBinding`].
-pub(crate) fn relation_name(relation: Relation) -> String {
-    serde_json::to_value(relation)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
 }
 
 /// One file's Markdown section.

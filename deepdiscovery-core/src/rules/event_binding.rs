@@ -26,7 +26,7 @@ use crate::graph::{EdgeData, Relation, RelationRule, RuleContext};
 use crate::{Error, Result};
 
 use super::RuleSpec;
-use super::names::{Definers, MIN_NAME_LEN, family, first_arg, vocabulary};
+use super::names::{Definers, MIN_NAME_LEN, first_arg, vocabulary};
 
 /// The rule.
 #[derive(Debug)]
@@ -101,7 +101,7 @@ impl RelationRule for EventBinding {
         let mut emits: Vec<Side<'_>> = Vec::new();
         let mut listens: Vec<Side<'_>> = Vec::new();
         for (i, artifact) in context.artifacts.iter().enumerate() {
-            let Some(fam) = family(artifact.language) else {
+            let Some(fam) = artifact.language.name_family() else {
                 continue;
             };
             let defined = |name: &str| {

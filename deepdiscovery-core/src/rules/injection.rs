@@ -24,8 +24,7 @@ use crate::graph::{EdgeData, Relation, RelationRule, RuleContext};
 
 use super::RuleSpec;
 use super::names::{
-    Definers, MAX_DEFINERS, MIN_NAME_LEN, args_of, enclosing_type, family, imported, pick,
-    vocabulary,
+    Definers, MAX_DEFINERS, MIN_NAME_LEN, args_of, enclosing_type, imported, pick, vocabulary,
 };
 
 /// An edge to a file that only declares the requested type (an interface, or a class
@@ -90,7 +89,7 @@ impl RelationRule for Injection {
         let mut components: HashMap<(u8, &str), Vec<(usize, &str)>> = HashMap::new();
         let mut subtypes: HashMap<(u8, &str), Vec<Subtype<'_>>> = HashMap::new();
         for (i, artifact) in context.artifacts.iter().enumerate() {
-            let Some(fam) = family(artifact.language) else {
+            let Some(fam) = artifact.language.name_family() else {
                 continue;
             };
             let marked: BTreeMap<&str, &str> = artifact
@@ -116,7 +115,7 @@ impl RelationRule for Injection {
             }
         }
         for (i, artifact) in context.artifacts.iter().enumerate() {
-            let Some(fam) = family(artifact.language) else {
+            let Some(fam) = artifact.language.name_family() else {
                 continue;
             };
             let requests = self.requests(&artifact.facts);

@@ -80,11 +80,7 @@ pub fn parse_specs(text: &str) -> Result<Vec<RuleSpec>> {
             .ok_or_else(|| invalid(name, "`relation` must be a string".into()))?;
         let relation = Relation::ALL
             .into_iter()
-            .find(|r| {
-                serde_json::to_value(r)
-                    .ok()
-                    .is_some_and(|v| v.as_str() == Some(relation_name))
-            })
+            .find(|r| r.name() == relation_name)
             .ok_or_else(|| invalid(name, format!("unknown relation `{relation_name}`")))?;
         let confidence = field("confidence")?
             .as_float()

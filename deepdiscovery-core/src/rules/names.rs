@@ -4,7 +4,6 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::Result;
-use crate::artifact::Language;
 use crate::facts::{ArgKind, Facts};
 use crate::graph::{InputArtifact, RuleContext};
 
@@ -15,22 +14,6 @@ use super::{RuleSpec, string_list};
 pub(super) const MAX_DEFINERS: usize = 4;
 /// Names shorter than this link nothing.
 pub(super) const MIN_NAME_LEN: usize = 3;
-
-/// Languages whose names can refer to each other (as for explicit references).
-pub(super) fn family(language: Language) -> Option<u8> {
-    Some(match language {
-        Language::Python => 0,
-        Language::Java | Language::Kotlin => 1,
-        Language::JavaScript | Language::TypeScript | Language::Tsx => 2,
-        Language::Go => 3,
-        Language::Rust => 4,
-        Language::C | Language::Cpp => 5,
-        Language::CSharp => 6,
-        Language::Ruby => 7,
-        Language::Php => 8,
-        _ => return None,
-    })
-}
 
 /// Who defines each name, per language family.
 pub(super) struct Definers<'a> {
@@ -48,7 +31,7 @@ impl<'a> Definers<'a> {
             types: HashMap::new(),
         };
         for (i, artifact) in artifacts.iter().enumerate() {
-            let Some(fam) = family(artifact.language) else {
+            let Some(fam) = artifact.language.name_family() else {
                 continue;
             };
             for def in &artifact.facts.definitions {

@@ -29,7 +29,7 @@ use crate::graph::{EdgeData, Relation, RelationRule, RuleContext};
 use crate::{Error, Result};
 
 use super::RuleSpec;
-use super::names::{Definers, args_of, family, imported, pick, vocabulary};
+use super::names::{Definers, args_of, imported, pick, vocabulary};
 
 /// A name registered in more files than this is too ambiguous to look up.
 const MAX_REGISTRARS: usize = 3;
@@ -130,7 +130,7 @@ impl RelationRule for Registration {
         // Registered key → (file, site name, line), in file order.
         let mut registered: HashMap<String, Vec<(usize, &str, u32)>> = HashMap::new();
         for (i, artifact) in context.artifacts.iter().enumerate() {
-            let Some(fam) = family(artifact.language) else {
+            let Some(fam) = artifact.language.name_family() else {
                 continue;
             };
             let sites = self.sites(&artifact.facts);
@@ -256,7 +256,8 @@ impl Registration {
                 // A route is one across languages (a JS client fetching a Python
                 // view); any other name only within a language family.
                 let same_family = |f: usize| {
-                    family(context.artifacts[f].language) == family(context.artifacts[i].language)
+                    context.artifacts[f].language.name_family()
+                        == context.artifacts[i].language.name_family()
                 };
                 for &(file, site, site_line) in files
                     .iter()
