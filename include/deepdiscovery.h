@@ -87,6 +87,10 @@ typedef enum {
    */
   DD_STATUS_GRAMMAR = 17,
   /**
+   * A plug-in callback (language model, embedder) failed or answered garbage.
+   */
+  DD_STATUS_PLUGIN = 18,
+  /**
    * An error of the core newer than this mapping; the message says what it is.
    */
   DD_STATUS_UNKNOWN = 99,
@@ -163,7 +167,11 @@ void dd_string_free(char *s);
  *   - `"builtin_rules"`: boolean, whether the built-in implicit-relation rules
  *     apply (default true);
  *   - `"rules"`: string, extra relation rules in the TOML format of the built-in
- *     rule file (`[[rule]]` tables).
+ *     rule file (`[[rule]]` tables);
+ *   - `"history"`: `false` to never read the repository's git history, `true`
+ *     (default) to read it when the root is in a git work tree, or an object
+ *     `{"max_commits": 500, "max_millis": 300, "max_files_per_commit": 50}` to read
+ *     it within those bounds. Only ancestors of the checked-out commit are read.
  *
  * Unknown keys are an error. Nothing is read or parsed before the first query.
  *

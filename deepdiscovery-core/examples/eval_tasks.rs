@@ -16,6 +16,12 @@
 //!   `/work/shared/bench/checkout.sh`) from the git directory found under `--mirrors`
 //!   (default `/work/.mirror`, as `OWNER+NAME/repo` or `swe-bench+OWNER__NAME/repo`,
 //!   the exact spelling first, then any spelling that differs only in case);
+//! - `--with-history` checks out with `checkout.sh --with-history` (a git work tree
+//!   holding only the ancestors of the task's commit) into `--checkouts` (default
+//!   then `/work/bench-hist`), so that the session reads the history; plain
+//!   checkouts have none;
+//! - `--no-history` ignores the history even when there is one (the ablation);
+//!   `--no-history-cues` only in the Location stage (co-change cue, activity on π);
 //! - `--clean` deletes each checkout after its task (checkouts are big);
 //! - `--locate` runs `Session::locate` only, as this harness did before `discover`
 //!   existed: the ranking and the anchors are scored, there is no returned set;
@@ -63,7 +69,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 const USAGE: &str = "usage: eval_tasks [--limit N] [--repo OWNER/NAME] [--ids A,B] \
-[--checkouts DIR] [--mirrors DIR] [--checkout-script PATH] [--clean] [--locate] \
+[--checkouts DIR] [--mirrors DIR] [--checkout-script PATH] [--with-history] [--no-history] [--no-history-cues] [--clean] [--locate] \
 [--no-sem] [--no-sum] [--no-rule] [--no-prior] [--anchors K] [--budget TOKENS] \
 [--location-only] [--no-compression] [--no-implicit] [--no-metadata-first] \
 [--tau X] [--kappa X] [--patience N] [--json OUT] TASKS.jsonl...";
@@ -115,6 +121,8 @@ struct Options {
     mirrors: PathBuf,
     script: PathBuf,
     clean: bool,
+    /// Check out git work trees with the task commit's ancestors.
+    with_history: bool,
     /// Run `locate` only (no package, no returned set).
     locate: bool,
     /// The `discover` configuration; `--locate` uses its Location part.
@@ -133,6 +141,7 @@ impl Default for Options {
             mirrors: PathBuf::from("/work/.mirror"),
             script: PathBuf::from("/work/shared/bench/checkout.sh"),
             clean: false,
+            with_history: false,
             locate: false,
             config: DiscoverConfig::default(),
             json: None,
@@ -145,6 +154,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
     let mut o = Options::default();
     // Flags that only mean something to `discover`, refused with `--locate`.
     let mut discover_only: Vec<String> = Vec::new();
+    let mut checkouts_given = false;
     while let Some(arg) = args.next() {
         // `--flag=value` and `--flag value` are both accepted.
         let (flag, inline) = match arg.split_once('=') {
@@ -166,7 +176,16 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
                 let ids = ids.split(',').map(str::trim).filter(|s| !s.is_empty());
                 o.ids = Some(ids.map(str::to_string).collect());
             }
-            "--checkouts" => o.checkouts = value()?.into(),
+            "--checkouts" => {
+                o.checkouts = value()?.into();
+                checkouts_given = true;
+            }
+            "--with-history" => o.with_history = true,
+            "--no-history-cues" => o.config.location_ablation.no_history = true,
+            "--no-history" => {
+                o.config.ablation.no_history = true;
+                o.config.location_ablation.no_history = true;
+            }
             "--mirrors" => o.mirrors = value()?.into(),
             "--checkout-script" => o.script = value()?.into(),
             "--json" => o.json = Some(value()?.into()),
@@ -202,6 +221,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
     }
     if o.files.is_empty() {
         return Err("no task file given".into());
+    }
+    if o.with_history && !checkouts_given {
+        o.checkouts = PathBuf::from("/work/bench-hist");
     }
     if o.locate && !discover_only.is_empty() {
         return Err(format!(
@@ -363,7 +385,11 @@ fn ensure_checkout(task: &BenchTask, options: &Options) -> Result<PathBuf, Strin
     remove_dir(&partial)?;
     fs::create_dir_all(&options.checkouts)
         .map_err(|e| format!("cannot create {}: {e}", options.checkouts.display()))?;
-    let output = Command::new(&options.script)
+    let mut command = Command::new(&options.script);
+    if options.with_history {
+        command.arg("--with-history");
+    }
+    let output = command
         .arg(&git_dir)
         .arg(&task.base_commit)
         .arg(&partial)

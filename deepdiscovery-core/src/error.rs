@@ -42,6 +42,16 @@ pub enum Error {
         /// Why it was rejected.
         message: String,
     },
+    /// A caller-supplied plug-in (language model, embedder) failed or answered with
+    /// something unusable. Stages record it as a note and fall back to their
+    /// deterministic path; it reaches the caller only from direct plug-in calls.
+    #[error("plug-in {plugin} failed: {message}")]
+    Plugin {
+        /// The plug-in's name (the model's name, or `"embedder"`).
+        plugin: String,
+        /// What went wrong, in the plug-in's words where it gave any.
+        message: String,
+    },
     /// A tree-sitter grammar or query failed to load (a build problem, not a user error).
     #[error("grammar for {language} failed to load: {message}")]
     Grammar {
@@ -61,6 +71,14 @@ impl Error {
         Error::Io {
             path: path.into(),
             source,
+        }
+    }
+
+    /// A plug-in failure with the plug-in's name and what it said.
+    pub fn plugin(plugin: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Plugin {
+            plugin: plugin.into(),
+            message: message.into(),
         }
     }
 }

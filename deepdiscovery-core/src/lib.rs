@@ -8,7 +8,50 @@
 //! This crate is the pure core: repository access goes through [`source::RepoSource`],
 //! facts come from tree-sitter ([`facts`]), and the graph of typed, rationalized
 //! relations is [`graph::RepoGraph`]. A [`Session`] keeps parsed facts across queries
-//! and revalidates them against the repository on every query.
+//! and revalidates them against the repository on every query, so there is no index
+//! to build first and no stale answer after an edit.
+//!
+//! # The main flow
+//!
+//! Open a [`Session`] on a repository, describe the task, and ask for its context
+//! package. The package lists the files the task needs, best first, each with its
+//! role, a metadata card or its text, and the relations that brought it in:
+//!
+//! ```
+//! use deepdiscovery_core::{DiscoverConfig, MemorySource, Session, Task};
+//!
+//! // Any `RepoSource` works: `Session::open(path)` reads a directory on disk.
+//! let repo = MemorySource::from_files([
+//!     ("shop/payments.py", "from shop.gateways import StripeGateway\n\n\
+//!         def charge(order):\n    return StripeGateway().charge(order.total)\n"),
+//!     ("shop/gateways.py", "class StripeGateway:\n    def charge(self, amount):\n        \
+//!         raise TimeoutError('stripe timed out')\n"),
+//!     ("shop/catalog.py", "def list_products():\n    return []\n"),
+//! ])?;
+//! let session = Session::new(repo);
+//!
+//! let task = Task::new("charge() fails with TimeoutError: stripe timed out")?;
+//! let mut config = DiscoverConfig::default();
+//! config.budget.max_tokens = 4_000;
+//! let package = session.discover(&task, &config)?;
+//!
+//! let paths = package.file_paths();
+//! assert!(paths.contains(&"shop/payments.py"));
+//! assert!(paths.contains(&"shop/gateways.py"));
+//! assert!(package.budget.used_tokens <= 4_000);
+//! for file in &package.files {
+//!     println!("{:.2} {} ({:?}): {}", file.score, file.path, file.role, file.rationale.join("; "));
+//! }
+//! // The same package as JSON (schema in `infer::package`) or as Markdown for a prompt.
+//! let _json = package.to_json();
+//! let _prompt = package.to_markdown();
+//! # Ok::<(), deepdiscovery_core::Error>(())
+//! ```
+//!
+//! # The stages on their own
+//!
+//! [`Session::locate`] runs only the Location stage (anchors with their Eq. 6 terms,
+//! see [`locate`]); [`Session::graph`] gives the repository graph:
 //!
 //! ```
 //! use deepdiscovery_core::{MemorySource, Session};
@@ -23,6 +66,21 @@
 //! assert!(edges.iter().any(|e| e.to == "app/util.py"));
 //! # Ok::<(), deepdiscovery_core::Error>(())
 //! ```
+//!
+//! # Plug-ins and errors
+//!
+//! A [`LanguageModel`] and an [`Embedder`] can be given to a session
+//! ([`Session::with_language_model`], [`Session::with_embedder`]); without them every
+//! stage is deterministic. A failing plug-in never fails a query: the stage falls
+//! back to its deterministic path and the package's notes say so. Every fallible call
+//! returns [`Result`] with the one [`Error`] enum.
+//!
+//! # Stability
+//!
+//! Enums that will grow (relations, roles, languages, errors, ...) are
+//! `#[non_exhaustive]`; configuration structs implement `Default`, so set the fields
+//! you need on a default value. The JSON of a [`ContextPackage`] carries a
+//! `schema_version` that changes only on incompatible changes.
 #![deny(missing_docs)]
 
 pub mod artifact;
@@ -31,6 +89,7 @@ pub mod facts;
 pub mod graph;
 pub mod infer;
 pub mod locate;
+pub mod options;
 pub mod plugins;
 pub mod resolve;
 pub mod rules;

@@ -5,6 +5,8 @@ use std::any::Any;
 use std::ffi::{CStr, CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use deepdiscovery_core::options::{OptionsError, OptionsErrorKind};
+
 use crate::status::DdStatus;
 
 /// Why a call failed: its status code and a message for a human.
@@ -41,6 +43,16 @@ impl Failure {
             DdStatus::Internal,
             format!("internal error (a bug in deepdiscovery, please report it): {what}"),
         )
+    }
+}
+
+impl From<OptionsError> for Failure {
+    fn from(error: OptionsError) -> Failure {
+        let status = match error.kind {
+            OptionsErrorKind::NotJson => DdStatus::InvalidJson,
+            _ => DdStatus::InvalidConfig,
+        };
+        Failure::new(status, format!("invalid configuration: {}", error.message))
     }
 }
 

@@ -16,7 +16,6 @@
 #![deny(missing_docs)]
 
 mod boundary;
-mod options;
 mod plugins;
 mod session;
 mod status;

@@ -51,10 +51,15 @@ unsafe impl Send for UserData {}
 // SAFETY: as above.
 unsafe impl Sync for UserData {}
 
-/// A failed plug-in call. The core has no plug-in error of its own; it ignores the
-/// error's content and records a fallback note.
-fn plugin_error(message: &str) -> Error {
-    Error::io("<C callback>", std::io::Error::other(message.to_string()))
+/// A failed call of the C language-model callback; the core records it as a
+/// fallback note.
+fn model_error(message: &str) -> Error {
+    Error::plugin("C language model", message)
+}
+
+/// A failed call of the C embedder callback.
+fn embedder_error(message: &str) -> Error {
+    Error::plugin("C embedder", message)
 }
 
 /// A [`LanguageModel`] over a C callback.
@@ -93,12 +98,12 @@ impl LanguageModel for CLanguageModel {
 
     fn complete(&self, prompt: &str) -> Result<String> {
         let prompt = CString::new(prompt)
-            .map_err(|_| plugin_error("the prompt contains a NUL byte and cannot go to C"))?;
+            .map_err(|_| model_error("the prompt contains a NUL byte and cannot go to C"))?;
         // SAFETY: the callback's contract (see `DdLlmCompleteFn`); the prompt outlives
         // the call.
         let answer = unsafe { (self.complete)(self.user_data.0, prompt.as_ptr()) };
         if answer.is_null() {
-            return Err(plugin_error("the language-model callback returned NULL"));
+            return Err(model_error("the language-model callback returned NULL"));
         }
         // SAFETY: a NUL-terminated string the callback allocated with `malloc`; it is
         // read once and freed once, here.
@@ -107,7 +112,7 @@ impl LanguageModel for CLanguageModel {
             .map(str::to_string);
         // SAFETY: as above.
         unsafe { free(answer.cast()) };
-        text.map_err(|_| plugin_error("the language-model callback answered invalid UTF-8"))
+        text.map_err(|_| model_error("the language-model callback answered invalid UTF-8"))
     }
 }
 
@@ -152,12 +157,12 @@ impl Embedder for CEmbedder {
             .iter()
             .map(|t| CString::new(*t))
             .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|_| plugin_error("a text contains a NUL byte and cannot go to C"))?;
+            .map_err(|_| embedder_error("a text contains a NUL byte and cannot go to C"))?;
         let pointers: Vec<*const c_char> = owned.iter().map(|s| s.as_ptr()).collect();
         let len = texts
             .len()
             .checked_mul(self.dimension)
-            .ok_or_else(|| plugin_error("the embedding buffer would overflow"))?;
+            .ok_or_else(|| embedder_error("the embedding buffer would overflow"))?;
         let mut buffer = vec![0.0f32; len];
         // SAFETY: the callback's contract (see `DdEmbedFn`): `count` strings that
         // outlive the call, a buffer of exactly `count * dimension` floats.
@@ -171,7 +176,7 @@ impl Embedder for CEmbedder {
             )
         };
         if code != 0 {
-            return Err(plugin_error("the embedder callback reported a failure"));
+            return Err(embedder_error("the embedder callback reported a failure"));
         }
         Ok(buffer
             .chunks(self.dimension.max(1))

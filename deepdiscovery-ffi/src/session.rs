@@ -3,10 +3,10 @@
 use std::ffi::{c_char, c_void};
 use std::sync::{Arc, RwLock};
 
+use deepdiscovery_core::options;
 use deepdiscovery_core::{Session, Task};
 
 use crate::boundary::{Failure, guard, optional_str_arg, required_out, str_arg, to_c_string};
-use crate::options;
 use crate::plugins::{CEmbedder, CLanguageModel, DdEmbedFn, DdLlmCompleteFn};
 use crate::status::DdStatus;
 
@@ -64,7 +64,11 @@ fn task(text: &str, hints: deepdiscovery_core::Hints) -> Result<Task, Failure> {
 ///   - `"builtin_rules"`: boolean, whether the built-in implicit-relation rules
 ///     apply (default true);
 ///   - `"rules"`: string, extra relation rules in the TOML format of the built-in
-///     rule file (`[[rule]]` tables).
+///     rule file (`[[rule]]` tables);
+///   - `"history"`: `false` to never read the repository's git history, `true`
+///     (default) to read it when the root is in a git work tree, or an object
+///     `{"max_commits": 500, "max_millis": 300, "max_files_per_commit": 50}` to read
+///     it within those bounds. Only ancestors of the checked-out commit are read.
 ///
 /// Unknown keys are an error. Nothing is read or parsed before the first query.
 ///
@@ -92,13 +96,7 @@ pub unsafe extern "C" fn dd_session_open(
             let out = required_out(out, "out")?;
             let root = str_arg(root, "root")?;
             let config = options::session_options(optional_str_arg(config_json, "config_json")?)?;
-            let mut session = Session::open(root)?;
-            if let Some(on) = config.builtin_rules {
-                session = session.with_builtin_rules(on);
-            }
-            if let Some(rules) = &config.rules {
-                session = session.with_rule_specs(rules)?;
-            }
+            let session = config.apply(Session::open(root)?)?;
             let handle = Box::new(DdSession {
                 inner: RwLock::new(Some(session)),
             });

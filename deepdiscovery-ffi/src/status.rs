@@ -41,6 +41,8 @@ pub enum DdStatus {
     InvalidRule = 16,
     /// A tree-sitter grammar failed to load (a build problem of the library).
     Grammar = 17,
+    /// A plug-in callback (language model, embedder) failed or answered garbage.
+    Plugin = 18,
     /// An error of the core newer than this mapping; the message says what it is.
     Unknown = 99,
 }
@@ -57,6 +59,7 @@ impl DdStatus {
             Error::InvalidConfig(_) => DdStatus::InvalidConfig,
             Error::InvalidRule { .. } => DdStatus::InvalidRule,
             Error::Grammar { .. } => DdStatus::Grammar,
+            Error::Plugin { .. } => DdStatus::Plugin,
             _ => DdStatus::Unknown,
         }
     }
@@ -77,13 +80,14 @@ impl DdStatus {
             DdStatus::InvalidConfig => "DD_STATUS_INVALID_CONFIG\0",
             DdStatus::InvalidRule => "DD_STATUS_INVALID_RULE\0",
             DdStatus::Grammar => "DD_STATUS_GRAMMAR\0",
+            DdStatus::Plugin => "DD_STATUS_PLUGIN\0",
             DdStatus::Unknown => "DD_STATUS_UNKNOWN\0",
         }
     }
 }
 
 /// Every status, for tests and for `dd_status_str`.
-fn all_statuses() -> [DdStatus; 14] {
+fn all_statuses() -> [DdStatus; 15] {
     [
         DdStatus::Ok,
         DdStatus::NullArgument,
@@ -98,6 +102,7 @@ fn all_statuses() -> [DdStatus; 14] {
         DdStatus::InvalidConfig,
         DdStatus::InvalidRule,
         DdStatus::Grammar,
+        DdStatus::Plugin,
         DdStatus::Unknown,
     ]
 }
@@ -155,6 +160,7 @@ mod tests {
                 language: "python",
                 message: "m".into(),
             },
+            Error::plugin("model", "m"),
         ];
         let mut codes: Vec<c_int> = errors.iter().map(|e| DdStatus::of(e) as c_int).collect();
         assert!(!codes.contains(&(DdStatus::Unknown as c_int)));

@@ -1,46 +1,117 @@
 //! Python bindings: `deepdiscovery._native`.
 //!
 //! Thin by design: convert types, release the GIL around long work, map errors. Every
-//! piece of logic lives in `deepdiscovery-core`.
+//! piece of logic lives in `deepdiscovery-core`; options travel as the same JSON the
+//! C ABI takes (`deepdiscovery_core::options`), so Python, C and Rust read one format.
 
-use pyo3::exceptions::{PyFileNotFoundError, PyNotADirectoryError, PyValueError};
+mod plugins;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use deepdiscovery_core::locate::{Ablation, LocateConfig};
-use deepdiscovery_core::{DiscoverAblation, DiscoverConfig, Error, Session, Task};
+use deepdiscovery_core::options::{self, OptionsError, OptionsErrorKind};
+use deepdiscovery_core::{Error, MemorySource, Session, Task};
 
-pyo3::create_exception!(
-    _native,
-    DeepDiscoveryError,
-    pyo3::exceptions::PyException,
-    "Base class of every error raised by deepdiscovery."
-);
+use plugins::{PyEmbedder, PyLanguageModel};
 
-/// Maps a core error to the Python exception a caller can act on.
-fn to_py(err: Error) -> PyErr {
-    match err {
-        Error::RootNotFound(_) => PyFileNotFoundError::new_err(err.to_string()),
-        Error::RootNotDirectory(_) => PyNotADirectoryError::new_err(err.to_string()),
-        Error::EmptyTask | Error::InvalidConfig(_) | Error::InvalidRule { .. } => {
-            PyValueError::new_err(err.to_string())
-        }
-        other => DeepDiscoveryError::new_err(other.to_string()),
+/// The Python exception for a core error: a class of `deepdiscovery.errors`, chosen
+/// by the error's kind (the classes live in Python so that they can also derive from
+/// the built-in exceptions callers already catch).
+fn to_py(py: Python<'_>, err: Error) -> PyErr {
+    let class = match &err {
+        Error::RootNotFound(_) => "RepositoryNotFoundError",
+        Error::RootNotDirectory(_) => "RepositoryNotADirectoryError",
+        Error::Io { .. } | Error::NoSuchArtifact(_) => "RepositoryError",
+        Error::EmptyTask => "TaskError",
+        Error::InvalidConfig(_) | Error::InvalidRule { .. } => "ConfigError",
+        Error::Plugin { .. } => "PluginError",
+        _ => "DeepDiscoveryError",
+    };
+    raise(py, class, err.to_string())
+}
+
+/// The Python exception for options that did not parse.
+fn options_to_py(py: Python<'_>, err: OptionsError) -> PyErr {
+    let message = match err.kind {
+        OptionsErrorKind::NotJson => format!("options are not a JSON object: {}", err.message),
+        _ => format!("invalid configuration: {}", err.message),
+    };
+    raise(py, "ConfigError", message)
+}
+
+/// An instance of `deepdiscovery.errors.<class>(message)`; a plain `RuntimeError`
+/// if that module cannot be imported (a broken installation).
+fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
+    let made = py
+        .import("deepdiscovery.errors")
+        .and_then(|m| m.getattr(class))
+        .and_then(|c| c.call1((message.clone(),)));
+    match made {
+        Ok(instance) => PyErr::from_value(instance),
+        Err(_) => pyo3::exceptions::PyRuntimeError::new_err(message),
     }
 }
 
-/// A repository session (see `deepdiscovery_core::Session`).
+/// A repository session (see `deepdiscovery_core::Session`). Shareable across
+/// threads: every query releases the GIL, and the core session is `Sync`.
 #[pyclass(name = "Session", module = "deepdiscovery._native", frozen)]
 struct PySession {
-    inner: Session,
+    inner: Arc<Session>,
 }
 
 #[pymethods]
 impl PySession {
+    /// Opens a session on a directory (`root`) or on in-memory files (`files`, a
+    /// mapping of repository-relative path to text), with the session options as
+    /// JSON (`config_json`: `builtin_rules`, `rules`, `history`) and optional
+    /// plug-ins (`llm = (complete, name, context_window)`, `embedder = (embed,
+    /// dimension)`).
     #[new]
-    fn new(py: Python<'_>, root: std::path::PathBuf) -> PyResult<Self> {
-        let inner = py.detach(|| Session::open(root)).map_err(to_py)?;
-        Ok(PySession { inner })
+    #[pyo3(signature = (root=None, config_json=None, files=None, llm=None, embedder=None))]
+    fn new(
+        py: Python<'_>,
+        root: Option<std::path::PathBuf>,
+        config_json: Option<&str>,
+        files: Option<BTreeMap<String, String>>,
+        llm: Option<(Py<PyAny>, String, usize)>,
+        embedder: Option<(Py<PyAny>, usize)>,
+    ) -> PyResult<Self> {
+        let config = options::session_options(config_json).map_err(|e| options_to_py(py, e))?;
+        let session = match (root, files) {
+            (Some(root), None) => py.detach(|| Session::open(root)),
+            (None, Some(files)) => MemorySource::from_files(files).map(Session::new),
+            _ => {
+                return Err(raise(
+                    py,
+                    "RepositoryError",
+                    "give either a repository path or a dict of files, not both or neither"
+                        .to_string(),
+                ));
+            }
+        }
+        .and_then(|s| config.apply(s))
+        .map_err(|e| to_py(py, e))?;
+        let mut session = session;
+        if let Some((complete, name, window)) = llm {
+            session =
+                session.with_language_model(Arc::new(PyLanguageModel::new(complete, name, window)));
+        }
+        if let Some((embed, dimension)) = embedder {
+            if dimension == 0 {
+                return Err(raise(
+                    py,
+                    "ConfigError",
+                    "invalid configuration: the embedding dimension must be at least 1".into(),
+                ));
+            }
+            session = session.with_embedder(Arc::new(PyEmbedder::new(embed, dimension)));
+        }
+        Ok(PySession {
+            inner: Arc::new(session),
+        })
     }
 
     /// The repository graph as a dict: `nodes` (path, language, role) and `edges`
@@ -69,79 +140,55 @@ impl PySession {
                     (nodes, edges)
                 })
             })
-            .map_err(to_py)?;
+            .map_err(|e| to_py(py, e))?;
         let out = PyDict::new(py);
         out.set_item("nodes", nodes)?;
         out.set_item("edges", edges)?;
         Ok(out)
     }
 
-    /// The Location stage: ranked anchors with explanations, as a JSON string.
-    #[pyo3(signature = (task, anchors=8, no_sem=false, no_sum=false, no_rule=false, no_prior=false))]
-    #[allow(clippy::too_many_arguments)]
+    /// The Location stage: the `Location` as a JSON string. `options_json` is the
+    /// JSON of `deepdiscovery_core::options::locate_options`.
+    #[pyo3(signature = (task, options_json=None))]
     fn locate_json(
         &self,
         py: Python<'_>,
         task: &str,
-        anchors: usize,
-        no_sem: bool,
-        no_sum: bool,
-        no_rule: bool,
-        no_prior: bool,
+        options_json: Option<&str>,
     ) -> PyResult<String> {
-        let config = LocateConfig {
-            anchors,
-            ablation: Ablation {
-                no_sem,
-                no_sum,
-                no_rule,
-                no_prior,
-            },
-            ..LocateConfig::default()
-        };
-        let task = Task::new(task).map_err(to_py)?;
+        let (config, hints) =
+            options::locate_options(options_json).map_err(|e| options_to_py(py, e))?;
+        let task = Task::new(task).map_err(|e| to_py(py, e))?.with_hints(hints);
         let location = py
             .detach(|| self.inner.locate(&task, &config))
-            .map_err(to_py)?;
-        serde_json::to_string(&location).map_err(|e| DeepDiscoveryError::new_err(e.to_string()))
+            .map_err(|e| to_py(py, e))?;
+        serde_json::to_string(&location).map_err(|e| raise(py, "DeepDiscoveryError", e.to_string()))
     }
 
     /// Algorithm 1 end to end: the context package as `(json, markdown)`.
-    #[pyo3(signature = (task, budget_tokens=16_000, max_steps=64, anchors=8, tau=0.15, kappa=0.62, location_only=false, no_compression=false, no_implicit=false, no_metadata_first=false))]
-    #[allow(clippy::too_many_arguments)]
+    /// `options_json` is the JSON of `deepdiscovery_core::options::discover_options`.
+    #[pyo3(signature = (task, options_json=None))]
     fn discover_json(
         &self,
         py: Python<'_>,
         task: &str,
-        budget_tokens: usize,
-        max_steps: usize,
-        anchors: usize,
-        tau: f32,
-        kappa: f32,
-        location_only: bool,
-        no_compression: bool,
-        no_implicit: bool,
-        no_metadata_first: bool,
+        options_json: Option<&str>,
     ) -> PyResult<(String, String)> {
-        let mut config = DiscoverConfig {
-            anchors,
-            tau,
-            kappa,
-            ablation: DiscoverAblation {
-                location_only,
-                no_compression,
-                no_implicit,
-                no_metadata_first,
-            },
-            ..DiscoverConfig::default()
-        };
-        config.budget.max_tokens = budget_tokens;
-        config.budget.max_steps = max_steps;
-        let task = Task::new(task).map_err(to_py)?;
+        let (config, hints) =
+            options::discover_options(options_json).map_err(|e| options_to_py(py, e))?;
+        let task = Task::new(task).map_err(|e| to_py(py, e))?.with_hints(hints);
         let package = py
             .detach(|| self.inner.discover(&task, &config))
-            .map_err(to_py)?;
+            .map_err(|e| to_py(py, e))?;
         Ok((package.to_json(), package.to_markdown()))
+    }
+
+    /// Checks discover options without running anything; raises `ConfigError`.
+    #[staticmethod]
+    fn check_options(py: Python<'_>, options_json: &str) -> PyResult<()> {
+        options::discover_options(Some(options_json))
+            .map(|_| ())
+            .map_err(|e| options_to_py(py, e))
     }
 }
 
@@ -151,13 +198,16 @@ fn version() -> &'static str {
     deepdiscovery_core::VERSION
 }
 
+/// The `schema_version` of the context package's JSON.
+#[pyfunction]
+fn schema_version() -> u32 {
+    deepdiscovery_core::infer::SCHEMA_VERSION
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySession>()?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
-    m.add(
-        "DeepDiscoveryError",
-        m.py().get_type::<DeepDiscoveryError>(),
-    )?;
+    m.add_function(wrap_pyfunction!(schema_version, m)?)?;
     Ok(())
 }

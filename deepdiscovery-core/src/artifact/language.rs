@@ -5,42 +5,76 @@ use serde::{Serialize, Serializer};
 /// The language (or format) of an artifact.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
-#[allow(missing_docs)]
 pub enum Language {
+    /// Python (`.py`, `.pyi`, Python shebangs).
     Python,
+    /// Java.
     Java,
+    /// Kotlin (`.kt`, `.kts`).
     Kotlin,
+    /// JavaScript (`.js`, `.mjs`, `.cjs`, `.jsx`).
     JavaScript,
+    /// TypeScript (`.ts`, `.mts`, `.cts`).
     TypeScript,
+    /// TypeScript with JSX (`.tsx`).
     Tsx,
+    /// Go.
     Go,
+    /// Rust.
     Rust,
+    /// C (`.c`; headers are parsed as C++, a superset for our facts).
     C,
+    /// C++.
     Cpp,
+    /// C#.
     CSharp,
+    /// Ruby (incl. `Gemfile`, `Rakefile`).
     Ruby,
+    /// PHP.
     Php,
+    /// YAML configuration.
     Yaml,
+    /// JSON (and JSONC).
     Json,
+    /// TOML configuration.
     Toml,
+    /// XML (incl. Maven POMs, Android manifests, .csproj).
     Xml,
+    /// Java `.properties`.
     Properties,
+    /// INI / `.cfg` files.
     Ini,
+    /// `.env` files.
     Env,
+    /// Markdown documentation.
     Markdown,
+    /// reStructuredText documentation.
     ReStructuredText,
+    /// Plain text.
     Text,
+    /// HTML.
     Html,
+    /// CSS and its dialects.
     Css,
+    /// Shell scripts.
     Shell,
+    /// SQL.
     Sql,
+    /// Protocol Buffers schemas.
     Protobuf,
+    /// GraphQL schemas.
     GraphQl,
+    /// Dockerfiles.
     Dockerfile,
+    /// Makefiles.
     Makefile,
+    /// CMake build files.
     CMake,
+    /// Groovy (incl. Gradle build scripts).
     Groovy,
+    /// Templates (Jinja, Django, ERB, Handlebars, ...).
     Template,
+    /// Anything not recognized.
     Unknown,
 }
 

@@ -28,20 +28,33 @@ pub struct Span {
 /// What a definition defines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
-#[allow(missing_docs)]
+#[non_exhaustive]
 pub enum DefKind {
+    /// A class (or Kotlin/Scala `object`).
     Class,
+    /// An interface or protocol.
     Interface,
+    /// A Rust trait or PHP trait.
     Trait,
+    /// A struct or union.
     Struct,
+    /// An enumeration.
     Enum,
+    /// A free function.
     Function,
+    /// A method or constructor.
     Method,
+    /// A module, namespace or package.
     Module,
+    /// A constant or module-level binding.
     Constant,
+    /// A type alias or other type definition.
     Type,
+    /// A macro.
     Macro,
+    /// A field or property.
     Field,
+    /// Any other named definition.
     Other,
 }
 
@@ -114,6 +127,7 @@ pub struct Import {
 /// How a name is referenced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum RefKind {
     /// A call of a function, method or constructor.
     Call,
@@ -137,6 +151,7 @@ pub struct Reference {
 /// Whether a supertype is extended or implemented.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum SuperKind {
     /// `class A(B)`, `extends B`, `: public B`, `< B`.
     Extends,
@@ -160,6 +175,7 @@ pub struct Supertype {
 /// What kind of string a [`StringKey`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum KeyKind {
     /// A configuration key path (`spring.datasource.url`, `database.host`).
     ConfigKey,
@@ -188,6 +204,7 @@ pub struct StringKey {
 /// How an argument value of a call or decoration was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ArgKind {
     /// A string literal (`"csv"`, `'order.created'`): a registered name, an event
     /// name, a route.

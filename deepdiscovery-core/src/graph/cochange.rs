@@ -85,15 +85,23 @@ pub(super) fn edges(
     artifacts: &[InputArtifact],
     positions: &Positions<'_>,
 ) -> (Vec<RawEdge>, Vec<Option<FileHistory>>) {
-    let mut files = vec![FileCount::default(); artifacts.len()];
+    let paths: Vec<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
+    analyze(history, &paths, |p| positions.get(p))
+}
+
+/// Co-change edges between the indexes of `paths`, and the history signals of each
+/// path (indexed like `paths`). `index_of` maps a path of the history to its index
+/// in `paths` (`None` for paths that are no longer there).
+pub(crate) fn analyze(
+    history: &History,
+    paths: &[&str],
+    index_of: impl Fn(&str) -> Option<u32>,
+) -> (Vec<RawEdge>, Vec<Option<FileHistory>>) {
+    let mut files = vec![FileCount::default(); paths.len()];
     let mut pairs: HashMap<(u32, u32), PairCount> = HashMap::new();
     let mut considered = 0usize;
     for (k, commit) in history.commits.iter().enumerate() {
-        let mut touched: Vec<u32> = commit
-            .paths
-            .iter()
-            .filter_map(|p| positions.get(p))
-            .collect();
+        let mut touched: Vec<u32> = commit.paths.iter().filter_map(|p| index_of(p)).collect();
         touched.sort_unstable();
         touched.dedup();
         if touched.is_empty() {
@@ -122,7 +130,7 @@ pub(super) fn edges(
     }
     let signals = signals(history, &files);
     let rarity = |f: u32| rarity(files[f as usize].commits, considered);
-    let mut candidates: Vec<Vec<(f32, u32, PairCount)>> = vec![Vec::new(); artifacts.len()];
+    let mut candidates: Vec<Vec<(f32, u32, PairCount)>> = vec![Vec::new(); paths.len()];
     for (&(a, b), pair) in &pairs {
         if pair.commits < MIN_CO_CHANGE_SUPPORT {
             continue;
@@ -142,7 +150,7 @@ pub(super) fn edges(
         list.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
         list.truncate(MAX_CO_CHANGE_PARTNERS);
         for (confidence, to, pair) in list {
-            let rationale = rationale(history, &artifacts[from].path, files[from], pair);
+            let rationale = rationale(history, paths[from], files[from], pair);
             out.push((
                 from as u32,
                 to,

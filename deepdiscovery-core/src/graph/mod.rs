@@ -8,7 +8,7 @@
 //! (co-change) from the repository's own history, when the source has one.
 
 mod build;
-mod cochange;
+pub(crate) mod cochange;
 mod explicit;
 mod organization;
 
@@ -139,6 +139,7 @@ impl Relation {
 /// evolution (paper Figure 1, "Repo Evolution").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum RelationFamily {
     /// Imports, calls, references, inheritance.
     Explicit,

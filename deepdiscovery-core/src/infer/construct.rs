@@ -6,20 +6,21 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::DiscoverConfig;
 use super::card::{MetadataCard, promoted_spans};
 use super::expand::{self, ExpandInput, Expansion, Selected, Via};
 use super::package::{
-    AnchorEntry, BudgetReport, ContextPackage, FileView, Hop, PackageFile, PackageRelation,
-    RankedFile, SCHEMA_VERSION, Skipped, StageCost, file_tokens,
+    AnchorEntry, BudgetReport, ContextPackage, FileView, HistoryEntry, Hop, PackageFile,
+    PackageRelation, RankedFile, SCHEMA_VERSION, Skipped, StageCost, file_tokens,
 };
 use super::promote::PromotionFeatures;
+use super::{DiscoverAblation, DiscoverConfig};
 use crate::Result;
 use crate::artifact::{Language, Role};
 use crate::facts::Facts;
 use crate::graph::{RelationFamily, RepoGraph};
 use crate::locate::{Location, task_type, view};
 use crate::session::{ArtifactInfo, Session};
+use crate::source::History;
 use crate::task::{Task, estimate_tokens};
 
 /// The candidate pool whose last score is the floor of the normalized Location score.
@@ -35,6 +36,8 @@ const SUPPORT_SHARE: f32 = 0.1;
 const FULL_TEXT_SHARE: f32 = 0.5;
 /// Relations listed in the package at most.
 const MAX_RELATIONS: usize = 200;
+/// Commits in the package's historical description at most.
+const MAX_HISTORY_ENTRIES: usize = 8;
 
 pub(super) fn run(
     session: &Session,
@@ -108,8 +111,7 @@ pub(super) fn run(
         patience: config.patience,
         max_steps: budget.max_steps,
         max_tokens: budget.max_tokens - budget.location_tokens(),
-        implicit: !config.ablation.no_implicit,
-        enabled: !config.ablation.location_only,
+        ablation: config.ablation,
     };
     let expansion = expand::expand(&input);
     let expansion_ms = ms(t);
@@ -163,6 +165,7 @@ pub(super) fn run(
             files_parsed: location.cost.files_parsed,
             stages: Vec::new(),
         },
+        recent_history: Vec::new(),
         notes: location.notes.clone(),
     };
     let by_path: HashMap<&str, &Selected> = expansion
@@ -184,7 +187,20 @@ pub(super) fn run(
             )
         })
         .collect();
-    fit_to_budget(&mut package, candidates, &graph, config, &cards, session);
+    let past = if config.ablation.no_history {
+        None
+    } else {
+        session.history()?
+    };
+    fit_to_budget(
+        &mut package,
+        candidates,
+        &graph,
+        config,
+        &cards,
+        session,
+        past.as_deref(),
+    );
     package.ranked_files = ranked_files(&ordered, &package, &location, &normalized);
     if session.language_model().is_some() {
         package.notes.push(
@@ -443,6 +459,7 @@ fn fit_to_budget(
     config: &DiscoverConfig,
     cards: &CardCache<'_>,
     session: &Session,
+    past: Option<&History>,
 ) {
     let max = config.budget.max_tokens;
     // The view is capped at Γ_loc already; the head also carries the task excerpt.
@@ -502,20 +519,25 @@ fn fit_to_budget(
         used += file.tokens;
         package.files.push(file);
     }
-    package.relations = relations_among(&package.files, graph, config.ablation.no_implicit);
-    // The guarantee: drop relations, then the last files, until the rendering fits.
+    package.relations = relations_among(&package.files, graph, &config.ablation);
+    package.recent_history = past.map_or_else(Vec::new, |p| recent_history(&package.files, p));
+    // The guarantee: drop history, relations, then the last files, until the
+    // rendering fits.
     loop {
         let tokens = estimate_tokens(&package.to_markdown());
         package.budget.used_tokens = tokens;
         if tokens <= max {
             break;
         }
-        if package.relations.len() > 8 {
+        if !package.recent_history.is_empty() {
+            let keep = package.recent_history.len() / 2;
+            package.recent_history.truncate(keep);
+        } else if package.relations.len() > 8 {
             let keep = package.relations.len() / 2;
             package.relations.truncate(keep);
         } else if let Some(last) = package.files.pop() {
             package.skipped.over_budget.insert(0, last.path);
-            package.relations = relations_among(&package.files, graph, config.ablation.no_implicit);
+            package.relations = relations_among(&package.files, graph, &config.ablation);
             package.relations.truncate(8);
         } else {
             package.relations.clear();
@@ -531,12 +553,45 @@ fn fit_to_budget(
     }
 }
 
+/// The paper's historical description: the latest commits that changed selected
+/// files, newest first, at most [`MAX_HISTORY_ENTRIES`].
+fn recent_history(files: &[PackageFile], past: &History) -> Vec<HistoryEntry> {
+    let rank: HashMap<&str, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.path.as_str(), i))
+        .collect();
+    past.commits
+        .iter()
+        .filter_map(|commit| {
+            let mut touched: Vec<(usize, &str)> = commit
+                .paths
+                .iter()
+                .filter_map(|p| rank.get(p.as_str()).map(|&r| (r, p.as_str())))
+                .collect();
+            if touched.is_empty() {
+                return None;
+            }
+            touched.sort_unstable();
+            let seconds = past.head_time.saturating_sub(commit.time).max(0);
+            Some(HistoryEntry {
+                commit: commit.id.chars().take(12).collect(),
+                days_before_head: seconds as f32 / 86_400.0,
+                author: commit.author.clone(),
+                subject: commit.subject.clone(),
+                files: touched.into_iter().map(|(_, p)| p.to_string()).collect(),
+            })
+        })
+        .take(MAX_HISTORY_ENTRIES)
+        .collect()
+}
+
 /// Relations among the selected files (organizational ones left out: every file of a
 /// directory is a SameDir of every other), strongest first, at most [`MAX_RELATIONS`].
 fn relations_among(
     files: &[PackageFile],
     graph: &RepoGraph,
-    no_implicit: bool,
+    ablation: &DiscoverAblation,
 ) -> Vec<PackageRelation> {
     let chosen: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
     let mut out: Vec<PackageRelation> = files
@@ -546,7 +601,7 @@ fn relations_among(
             chosen.contains(e.to)
                 && e.from != e.to
                 && e.relation.family() != RelationFamily::Organizational
-                && !(no_implicit && e.relation.family() == RelationFamily::Implicit)
+                && ablation.follows(e.relation.family())
         })
         .map(|e| PackageRelation {
             from: e.from.to_string(),

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
 
+use super::DiscoverAblation;
 use crate::artifact::Role;
 use crate::graph::{Relation, RelationFamily, RepoGraph};
 use crate::resolve::parent_dir;
@@ -42,6 +43,7 @@ const MIN_BRIDGE: f32 = 0.5;
 /// What an action follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Via {
     /// A relation edge of the graph; `forward` when it leaves the context file.
     Edge {
@@ -59,6 +61,7 @@ pub enum Via {
 /// interface-to-implementation links").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Aspect {
     /// Implementation code.
     Source,
@@ -182,6 +185,7 @@ pub struct Selected {
 /// Why expansion stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum StopReason {
     /// No candidate action was left.
     NoCandidates,
@@ -234,10 +238,9 @@ pub struct ExpandInput<'a> {
     pub max_steps: usize,
     /// Token budget of the Inference stage (Γ_max − Γ_loc).
     pub max_tokens: usize,
-    /// Follow implicit relations (off for the "w/o implicit relations" ablation).
-    pub implicit: bool,
-    /// Expand at all (off for the Location-only ablation).
-    pub enabled: bool,
+    /// The Table III variant: whether to expand at all (not for Location-only) and
+    /// which relation families to follow (see [`DiscoverAblation::follows`]).
+    pub ablation: DiscoverAblation,
 }
 
 /// Runs Algorithm 1, lines 3–12.
@@ -269,7 +272,7 @@ pub fn expand(input: &ExpandInput<'_>) -> Expansion {
         });
     }
     let mut clusters = UnionFind::new(selected.len());
-    if !input.enabled {
+    if input.ablation.location_only {
         return Expansion {
             selected,
             steps: 0,
@@ -504,7 +507,7 @@ fn add_links(
         if index.contains_key(other) || other == file.path {
             continue;
         }
-        if !input.implicit && edge.relation.family() == RelationFamily::Implicit {
+        if !input.ablation.follows(edge.relation.family()) {
             continue;
         }
         if edge.confidence < LOW_CONFIDENCE && !supported(input, &file.path, other) {
@@ -576,7 +579,7 @@ fn link_context(
             };
             if j == i
                 || edge.relation.family() == RelationFamily::Organizational
-                || (!input.implicit && edge.relation.family() == RelationFamily::Implicit)
+                || !input.ablation.follows(edge.relation.family())
             {
                 continue;
             }

@@ -11,6 +11,7 @@ pub mod promote;
 
 use serde::Serialize;
 
+use crate::graph::RelationFamily;
 use crate::locate::{Ablation, LocateConfig, Preset};
 use crate::task::{Budget, Task};
 use crate::{Error, Result, Session};
@@ -18,8 +19,8 @@ use crate::{Error, Result, Session};
 pub use card::{MetadataCard, TextSpan};
 pub use expand::{Aspect, Priority, StopReason, Via};
 pub use package::{
-    AnchorEntry, BudgetReport, ContextPackage, FileView, Hop, PackageFile, PackageRelation,
-    RankedFile, SCHEMA_VERSION, Skipped, StageCost,
+    AnchorEntry, BudgetReport, ContextPackage, FileView, HistoryEntry, Hop, PackageFile,
+    PackageRelation, RankedFile, SCHEMA_VERSION, Skipped, StageCost,
 };
 pub use promote::PromotionFeatures;
 
@@ -37,6 +38,21 @@ pub struct DiscoverAblation {
     /// Without metadata-first: every selected entity is materialized as full text
     /// (or its spans) while the budget lasts.
     pub no_metadata_first: bool,
+    /// Without history: no co-change cue in the Location stage, no
+    /// co-change links in expansion, no recent history in the package (the same
+    /// result as a repository without git).
+    pub no_history: bool,
+}
+
+impl DiscoverAblation {
+    /// Whether relations of `family` are followed and reported under this ablation.
+    pub fn follows(&self, family: RelationFamily) -> bool {
+        match family {
+            RelationFamily::Implicit => !self.no_implicit,
+            RelationFamily::Historical => !self.no_history,
+            _ => true,
+        }
+    }
 }
 
 /// Configuration of `discover`: the paper's parameters with its defaults.
@@ -82,6 +98,9 @@ impl DiscoverConfig {
         let mut ablation = self.location_ablation;
         if self.ablation.no_compression {
             ablation.no_sum = true;
+        }
+        if self.ablation.no_history {
+            ablation.no_history = true;
         }
         LocateConfig {
             anchors: self.anchors,

@@ -19,6 +19,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// What the context package holds for one file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FileView {
     /// The metadata card m(e) only.
     Metadata {
@@ -217,8 +218,26 @@ pub struct ContextPackage {
     pub skipped: Skipped,
     /// The budget accounting.
     pub budget: BudgetReport,
+    /// The historical description: the latest commits before HEAD that changed
+    /// selected files, newest first (empty without a history).
+    pub recent_history: Vec<HistoryEntry>,
     /// Fallbacks taken and other remarks.
     pub notes: Vec<String>,
+}
+
+/// One commit of the package's historical description.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HistoryEntry {
+    /// The commit id, abbreviated to 12 hexadecimal digits.
+    pub commit: String,
+    /// Days from the commit to HEAD.
+    pub days_before_head: f32,
+    /// Its author.
+    pub author: String,
+    /// The first line of its message.
+    pub subject: String,
+    /// The selected files it changed, in package order.
+    pub files: Vec<String>,
 }
 
 /// Longest task excerpt rendered in Markdown.
@@ -291,7 +310,7 @@ impl ContextPackage {
         out
     }
 
-    /// Everything after the files: relations and what was left out.
+    /// Everything after the files: relations, recent history and what was left out.
     pub(crate) fn render_tail(&self) -> String {
         let mut out = String::new();
         if !self.relations.is_empty() {
@@ -308,6 +327,21 @@ impl ContextPackage {
                 out.push_str(&format!(
                     "- … {} more\n",
                     self.relations.len() - MAX_RENDERED_RELATIONS
+                ));
+            }
+            out.push('\n');
+        }
+        if !self.recent_history.is_empty() {
+            out.push_str("## Recent history\n\n");
+            for h in &self.recent_history {
+                let files: Vec<String> = h.files.iter().map(|f| format!("`{f}`")).collect();
+                out.push_str(&format!(
+                    "- {} ({:.0} days before HEAD, {}): {} — {}\n",
+                    h.commit,
+                    h.days_before_head,
+                    h.author,
+                    h.subject,
+                    files.join(", ")
                 ));
             }
             out.push('\n');

@@ -59,6 +59,7 @@ use serde::Serialize;
 /// What a cue is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CueKind {
     /// A file path (`django/db/models/fields/__init__.py`, `src/app.ts`).
     Path,

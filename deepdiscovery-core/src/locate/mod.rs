@@ -7,6 +7,7 @@
 
 pub mod cues;
 pub mod environment;
+pub mod history;
 mod lexical;
 mod score;
 mod stage;
@@ -35,6 +36,9 @@ pub struct Ablation {
     pub no_rule: bool,
     /// Drop π (the role prior).
     pub no_prior: bool,
+    /// Ignore the repository's history: no co-change cue in s_rule (see
+    /// `locate::history`).
+    pub no_history: bool,
 }
 
 /// The coefficients α, β, γ, δ of Eq. 6.

@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use super::cues::{self, Cue, CueKind, CueResolver, ResolvedCue};
 use super::environment::{Environment, ListedFile};
+use super::history;
 use super::lexical::{self, LexicalView, Query};
 use super::score::{self, noisy_or};
 use super::task_type;
@@ -117,6 +118,12 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
     }
     let named = stems_in_task(&artifacts, &task.text, &all_cues, &mut evidence);
     name_templates(&artifacts, &query, &named, &mut evidence);
+    // The repository's past: co-change with strongly cued files.
+    if !config.ablation.no_history
+        && let Some(past) = session.history()?
+    {
+        history::apply(&past, &paths, &by_path, &mut evidence);
+    }
 
     let mut terms: Vec<Terms> = (0..n)
         .map(|i| Terms {

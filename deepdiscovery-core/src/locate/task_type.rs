@@ -25,6 +25,7 @@ use crate::artifact::Role;
 /// What kind of change the task asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum TaskType {
     /// Something is wrong and must be fixed.
     BugFix,

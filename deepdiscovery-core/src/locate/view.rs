@@ -23,6 +23,7 @@ use crate::task::estimate_tokens;
 /// How detailed the view is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Granularity {
     /// One card per file.
     FileCards,

@@ -44,6 +44,8 @@ pub struct Commit {
     pub time: i64,
     /// Author name (after the repository's mailmap).
     pub author: String,
+    /// The first line of the commit message.
+    pub subject: String,
     /// Changed paths relative to the source's root, `/`-separated, sorted, each under
     /// its newest name (a file renamed later is listed by the name it has at HEAD).
     pub paths: Vec<String>,
@@ -208,6 +210,7 @@ pub(crate) fn read_git_history(root: &Path, options: &HistoryOptions) -> Option<
             id: parsed.id,
             time: parsed.time,
             author: parsed.author,
+            subject: parsed.subject,
             paths,
         });
     }
@@ -229,7 +232,7 @@ fn run_log(root: &Path, head: &Head, max: usize, time: Duration) -> Option<(Vec<
         "--no-color",
         "--no-ext-diff",
         "--no-textconv",
-        "--format=%x1e%H%x1f%ct%x1f%aN",
+        "--format=%x1e%H%x1f%ct%x1f%aN%x1f%s",
     ]);
     cmd.arg(format!("--max-count={max}"));
     let sub = !head.prefix.is_empty();
@@ -312,6 +315,7 @@ struct Record {
     id: String,
     time: i64,
     author: String,
+    subject: String,
     /// Number of changed files, named or not.
     size: usize,
     changes: Vec<Change>,
@@ -354,14 +358,17 @@ impl Renames {
     }
 }
 
-/// Parses `<id> US <time> US <author> NUL \n (<status> NUL <path> NUL [<path> NUL])*`.
+/// Parses `<id> US <time> US <author> US <subject> NUL \n (<status> NUL <path> NUL
+/// [<path> NUL])*`. An author or subject that is not UTF-8 is kept lossily: the
+/// commit's paths still count.
 fn parse_record(record: &[u8]) -> Option<Record> {
     let end = memchr::memchr(0, record).unwrap_or(record.len());
-    let header = std::str::from_utf8(&record[..end]).ok()?;
+    let header = String::from_utf8_lossy(&record[..end]);
     let mut fields = header.split(FIELD as char);
     let id = fields.next()?.to_string();
     let time = fields.next()?.trim().parse().ok()?;
     let author = fields.next().unwrap_or("").to_string();
+    let subject = fields.next().unwrap_or("").trim().to_string();
     if !is_object_id(&id) {
         return None;
     }
@@ -394,6 +401,7 @@ fn parse_record(record: &[u8]) -> Option<Record> {
         id,
         time,
         author,
+        subject,
         size,
         changes,
     })
@@ -408,7 +416,10 @@ mod tests {
     use super::*;
 
     fn record(id: char, changes: &[&[&str]]) -> Vec<u8> {
-        let mut out = format!("{}\x1f1700000000\x1fAuthor\0\n", id.to_string().repeat(40));
+        let mut out = format!(
+            "{}\x1f1700000000\x1fAuthor\x1fFix the parser\0\n",
+            id.to_string().repeat(40)
+        );
         for change in changes {
             for part in *change {
                 out.push_str(part);
@@ -432,6 +443,7 @@ mod tests {
         assert_eq!(parsed.id, "a".repeat(40));
         assert_eq!(parsed.time, 1_700_000_000);
         assert_eq!(parsed.author, "Author");
+        assert_eq!(parsed.subject, "Fix the parser");
         assert_eq!(parsed.size, 3);
         assert_eq!(
             parsed.changes[1],

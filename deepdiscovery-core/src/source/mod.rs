@@ -43,6 +43,7 @@ pub struct Entry {
 /// Why a source or a reader left a file out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum SkipReason {
     /// Binary content (by extension when listing, by a NUL byte when reading).
     Binary,

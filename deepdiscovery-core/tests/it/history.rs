@@ -7,8 +7,10 @@ use std::process::Command;
 use std::sync::Arc;
 
 use deepdiscovery_core::graph::RelationFamily;
+use deepdiscovery_core::infer::Via;
+use deepdiscovery_core::locate::LocateConfig;
 use deepdiscovery_core::source::HistoryOptions;
-use deepdiscovery_core::{MemorySource, Relation, RepoGraph, Session};
+use deepdiscovery_core::{DiscoverConfig, MemorySource, Relation, RepoGraph, Session, Task};
 
 use crate::support::{assert_edge, assert_no_edge};
 
@@ -197,6 +199,7 @@ fn co_change_alone_links_two_files_with_a_readable_rationale() {
     assert_eq!(history.commits.len(), 6);
     assert_eq!(history.commits[0].id, history.head);
     assert_eq!(history.commits[0].author, "Test Author");
+    assert_eq!(history.commits[0].subject, "change tools/gamma.py");
     assert_eq!(history.commits[0].paths, vec!["tools/gamma.py"]);
     assert_eq!(graph.history_head(), Some(history.head.as_str()));
 }
@@ -497,4 +500,161 @@ fn a_root_below_the_top_of_the_work_tree_sees_only_its_own_paths() {
         Relation::CoChange,
         "changed together in 2 of the last 2 commits touching `handler.py`",
     );
+}
+
+/// A billing function and a report that share no name, import, directory or word:
+/// only their history ties them (four fixes changed both), among unrelated work.
+fn invoice_and_ledger(repo: &mut Repo) {
+    repo.write(
+        "billing/invoice.py",
+        "def compute_invoice_total(lines, discount):\n    total = sum(lines)\n    return total - discount\n",
+    );
+    repo.write(
+        "reports/ledger.py",
+        "def monthly_rows(entries):\n    return [e for e in entries if e]\n",
+    );
+    repo.write(
+        "billing/currency.py",
+        "def to_cents(x):\n    return int(x * 100)\n",
+    );
+    repo.write("web/home.py", "def home(request):\n    return 'home'\n");
+    // Files that share the task's words: without the history they outrank the report.
+    repo.write(
+        "web/invoice_page.py",
+        "def invoice_page(request):\n    return 'invoice amount'\n",
+    );
+    repo.write(
+        "promo/discount_banner.py",
+        "def discount_banner():\n    return 'a discount is applied'\n",
+    );
+    repo.write(
+        "promo/amounts.py",
+        "def wrong_amount_message():\n    return 'wrong amount'\n",
+    );
+    repo.commit(0, "initial");
+    for k in 0..4 {
+        repo.filler(1 + 10 * k, 8);
+        repo.change(9 + 10 * k, &["billing/invoice.py", "reports/ledger.py"]);
+    }
+}
+
+const INVOICE_TASK: &str =
+    "compute_invoice_total returns the wrong amount when a discount is applied to an invoice";
+
+#[test]
+fn the_location_stage_lends_co_change_evidence_from_strongly_cued_files() {
+    let Some(mut repo) = Repo::new() else { return };
+    invoice_and_ledger(&mut repo);
+    let session = Session::open(repo.root()).unwrap();
+    let task = Task::new(INVOICE_TASK).unwrap();
+    let location = session.locate(&task, &LocateConfig::default()).unwrap();
+    let ledger = location
+        .ranked
+        .iter()
+        .find(|f| f.path == "reports/ledger.py")
+        .expect("the co-changed file is ranked");
+    assert!(ledger.terms.rule > 0.0, "{ledger:?}");
+    assert!(
+        ledger
+            .signals
+            .iter()
+            .any(|s| s.contains("changed together in") && s.contains("`invoice.py`")),
+        "{:?}",
+        ledger.signals
+    );
+
+    let mut off = LocateConfig::default();
+    off.ablation.no_history = true;
+    let location = session.locate(&task, &off).unwrap();
+    let ledger = location
+        .ranked
+        .iter()
+        .find(|f| f.path == "reports/ledger.py");
+    assert!(ledger.is_none_or(|f| f.terms.rule == 0.0), "{ledger:?}");
+}
+
+#[test]
+fn discover_follows_co_change_and_shows_the_recent_history() {
+    let Some(mut repo) = Repo::new() else { return };
+    invoice_and_ledger(&mut repo);
+    let session = Session::open(repo.root()).unwrap();
+    let task = Task::new(INVOICE_TASK).unwrap();
+    let config = DiscoverConfig::default();
+    let package = session.discover(&task, &config).unwrap();
+    let paths = package.file_paths();
+    assert!(paths.contains(&"billing/invoice.py"), "{paths:?}");
+    let ledger = package
+        .files
+        .iter()
+        .find(|f| f.path == "reports/ledger.py")
+        .unwrap_or_else(|| panic!("co-changed file missing: {paths:?}"));
+    // Reached by the co-change hop, or made an anchor by the co-change cue: either
+    // way the package says it is the history.
+    let by_hop = ledger.path_from_anchor.iter().any(|h| {
+        h.via
+            == Via::Edge {
+                relation: Relation::CoChange,
+                forward: true,
+            }
+    });
+    let explained = ledger.rationale.iter().any(|r| r.contains("co_change"));
+    assert!(by_hop || explained, "{ledger:?}");
+    // The historical description: the fixes that changed both, newest first.
+    let latest = &package.recent_history[0];
+    assert_eq!(
+        latest.subject,
+        "change billing/invoice.py reports/ledger.py"
+    );
+    assert_eq!(latest.files.len(), 2);
+    assert!(package.recent_history.len() <= 8);
+    let markdown = package.to_markdown();
+    assert!(markdown.contains("## Recent history"), "{markdown}");
+    assert!(package.budget.used_tokens <= config.budget.max_tokens);
+
+    // The ablation: as if there were no git.
+    let mut off = DiscoverConfig::default();
+    off.ablation.no_history = true;
+    let package = session.discover(&task, &off).unwrap();
+    assert!(
+        !package.file_paths().contains(&"reports/ledger.py"),
+        "{:#?}",
+        package
+            .files
+            .iter()
+            .map(|f| (&f.path, &f.rationale))
+            .collect::<Vec<_>>()
+    );
+    assert!(package.recent_history.is_empty());
+    assert!(!package.to_markdown().contains("## Recent history"));
+}
+
+#[test]
+fn discover_never_sees_commits_after_head() {
+    let Some(mut repo) = Repo::new() else { return };
+    invoice_and_ledger(&mut repo);
+    // On another branch, the invoice changes with an audit module, again and again.
+    repo.write("audit/trail.py", "def record(event):\n    return event\n");
+    repo.commit(60, "audit trail");
+    let main_head = repo.git(&["rev-parse", "HEAD"], 60);
+    repo.git(&["checkout", "-q", "-b", "later"], 61);
+    for day in 62..68 {
+        repo.change(day, &["billing/invoice.py", "audit/trail.py"]);
+    }
+    repo.git(&["checkout", "-q", "main"], 70);
+
+    let session = Session::open(repo.root()).unwrap();
+    let package = session
+        .discover(
+            &Task::new(INVOICE_TASK).unwrap(),
+            &DiscoverConfig::default(),
+        )
+        .unwrap();
+    assert!(!package.file_paths().contains(&"audit/trail.py"));
+    assert!(
+        package
+            .recent_history
+            .iter()
+            .all(|h| !h.subject.contains("audit/trail.py"))
+    );
+    assert_eq!(session.history().unwrap().unwrap().head, main_head);
 }

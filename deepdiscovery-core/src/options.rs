@@ -1,35 +1,147 @@
-//! The JSON of the C ABI — session config and query options — read into the core's
-//! types. The keys are the core's field names; unknown keys and wrong types are
-//! errors that name the key, never silently ignored.
+//! Options as JSON — the session config and the query options that the C ABI and the
+//! Python package pass — read into the core's types, so that every binding speaks one
+//! format. The keys are the core's field names (`DiscoverConfig` serialized reads
+//! back unchanged); unknown keys and wrong types are errors that name the dotted key,
+//! never silently ignored.
+//!
+//! ```
+//! use deepdiscovery_core::options::discover_options;
+//!
+//! let (config, hints) = discover_options(Some(
+//!     r#"{"budget": {"max_tokens": 4000}, "ablation": {"no_history": true},
+//!         "hints": {"paths": ["shop/payments.py"]}}"#,
+//! ))?;
+//! assert_eq!(config.budget.max_tokens, 4000);
+//! assert!(config.ablation.no_history);
+//! assert_eq!(hints.paths, ["shop/payments.py"]);
+//!
+//! let err = discover_options(Some(r#"{"budget": {"tokens": 1}}"#)).unwrap_err();
+//! assert!(err.message.contains("unknown key `tokens` in options.budget"));
+//! # Ok::<(), deepdiscovery_core::options::OptionsError>(())
+//! ```
 
-use deepdiscovery_core::locate::{Ablation, LocateConfig, Preset, Weights};
-use deepdiscovery_core::{Budget, DiscoverAblation, DiscoverConfig, Hints};
 use serde_json::{Map, Value};
 
-use crate::boundary::Failure;
-use crate::status::DdStatus;
+use crate::locate::{Ablation, LocateConfig, Preset, Weights};
+use crate::source::HistoryOptions;
+use crate::{Budget, DiscoverAblation, DiscoverConfig, Error, Hints, Result, Session};
 
-/// What `dd_session_open` accepts in its config JSON.
-#[derive(Debug, Default, PartialEq)]
-pub(crate) struct SessionOptions {
+/// Why an options text was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct OptionsError {
+    /// Whether the text was not JSON at all, or JSON with a wrong key or value.
+    pub kind: OptionsErrorKind,
+    /// What to fix, naming the dotted key (`options.budget.max_tokens must be ...`).
+    pub message: String,
+}
+
+/// The two ways options fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OptionsErrorKind {
+    /// Not valid JSON, or not a JSON object.
+    NotJson,
+    /// An unknown key, a value of the wrong type, or out of range.
+    Invalid,
+}
+
+impl From<OptionsError> for Error {
+    fn from(e: OptionsError) -> Error {
+        Error::InvalidConfig(e.message)
+    }
+}
+
+type Failure = OptionsError;
+
+/// What a session is opened with (`dd_session_open`'s config JSON, the Python
+/// `Session(config=...)`).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct SessionOptions {
     /// `builtin_rules`: whether the built-in implicit-relation rules apply.
     pub builtin_rules: Option<bool>,
     /// `rules`: caller rules in the TOML format of the built-in rule file.
     pub rules: Option<String>,
+    /// `history`: `false` to never read the repository's history, `true` or an
+    /// object `{"max_commits", "max_millis", "max_files_per_commit"}` to read it
+    /// (with those bounds).
+    pub history: Option<Option<HistoryOptions>>,
+}
+
+impl SessionOptions {
+    /// The session with these options applied.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRule`] when `rules` do not parse or compile.
+    pub fn apply(&self, mut session: Session) -> Result<Session> {
+        if let Some(on) = self.builtin_rules {
+            session = session.with_builtin_rules(on);
+        }
+        if let Some(rules) = &self.rules {
+            session = session.with_rule_specs(rules)?;
+        }
+        match self.history {
+            Some(None) => session = session.with_history(false),
+            Some(Some(bounds)) => session = session.with_history_options(bounds),
+            None => {}
+        }
+        Ok(session)
+    }
 }
 
 /// Parses the session config (`None`, JSON `null` or `{}` for the defaults).
-pub(crate) fn session_options(text: Option<&str>) -> Result<SessionOptions, Failure> {
+///
+/// # Errors
+/// [`OptionsError`] naming the key at fault.
+pub fn session_options(text: Option<&str>) -> Result<SessionOptions, Failure> {
     let object = parse_object(text, "config_json")?;
-    let obj = Obj::new(&object, "config", &["builtin_rules", "rules"])?;
+    let obj = Obj::new(&object, "config", &["builtin_rules", "rules", "history"])?;
     Ok(SessionOptions {
         builtin_rules: obj.bool("builtin_rules")?,
         rules: obj.string("rules")?,
+        history: obj.with("history", history)?,
     })
 }
 
-/// Parses the options of `dd_discover` into the configuration and the task hints.
-pub(crate) fn discover_options(text: Option<&str>) -> Result<(DiscoverConfig, Hints), Failure> {
+/// `false` (no history), `true` (default bounds) or the bounds as an object.
+fn history(value: &Value, at: &str) -> Result<Option<HistoryOptions>, Failure> {
+    const EXPECTED: &str =
+        "a boolean or {\"max_commits\", \"max_millis\", \"max_files_per_commit\"}";
+    match value {
+        Value::Bool(false) => Ok(None),
+        Value::Bool(true) => Ok(Some(HistoryOptions::default())),
+        Value::Object(map) => {
+            let obj = Obj::new(
+                map,
+                at,
+                &["max_commits", "max_millis", "max_files_per_commit"],
+            )?;
+            let mut options = HistoryOptions::default();
+            set(&mut options.max_commits, obj.usize("max_commits")?);
+            set(
+                &mut options.max_millis,
+                obj.usize("max_millis")?.map(|ms| ms as u64),
+            );
+            set(
+                &mut options.max_files_per_commit,
+                obj.usize("max_files_per_commit")?,
+            );
+            Ok(Some(options))
+        }
+        _ => Err(wrong(at, EXPECTED, value)),
+    }
+}
+
+/// Parses the options of a `discover` call into the configuration and the task
+/// hints. Keys: `anchors`, `preset` (`"auto"` or `{"fixed": {sem, sum, rule,
+/// prior}}`), `location_ablation`, `budget` (`max_tokens`, `max_steps`,
+/// `location_share`), `tau`, `kappa`, `patience`, `ablation` (`location_only`,
+/// `no_compression`, `no_implicit`, `no_metadata_first`, `no_history`), `hints`
+/// (`paths`, `symbols`, `failing_tests`). The configuration is validated.
+///
+/// # Errors
+/// [`OptionsError`] naming the key at fault.
+pub fn discover_options(text: Option<&str>) -> Result<(DiscoverConfig, Hints), Failure> {
     let object = parse_object(text, "options_json")?;
     let obj = Obj::new(
         &object,
@@ -62,11 +174,17 @@ pub(crate) fn discover_options(text: Option<&str>) -> Result<(DiscoverConfig, Hi
         obj.with("ablation", discover_ablation)?,
     );
     let hints = obj.with("hints", hints)?.unwrap_or_default();
+    config.validate().map_err(invalid)?;
     Ok((config, hints))
 }
 
-/// Parses the options of `dd_locate` into the configuration and the task hints.
-pub(crate) fn locate_options(text: Option<&str>) -> Result<(LocateConfig, Hints), Failure> {
+/// Parses the options of a `locate` call: `anchors`, `preset`, `ablation` (`no_sem`,
+/// `no_sum`, `no_rule`, `no_prior`, `no_history`), `budget`, `hints`. The
+/// configuration is validated.
+///
+/// # Errors
+/// [`OptionsError`] naming the key at fault.
+pub fn locate_options(text: Option<&str>) -> Result<(LocateConfig, Hints), Failure> {
     let object = parse_object(text, "options_json")?;
     let obj = Obj::new(
         &object,
@@ -82,6 +200,7 @@ pub(crate) fn locate_options(text: Option<&str>) -> Result<(LocateConfig, Hints)
     );
     set(&mut config.budget, obj.with("budget", budget)?);
     let hints = obj.with("hints", hints)?.unwrap_or_default();
+    config.validate().map_err(invalid)?;
     Ok((config, hints))
 }
 
@@ -99,14 +218,11 @@ fn parse_object(text: Option<&str>, name: &str) -> Result<Map<String, Value>, Fa
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(Value::Null) => Ok(Map::new()),
-        Ok(other) => Err(Failure::new(
-            DdStatus::InvalidJson,
-            format!("{name} must be a JSON object, got {}", kind(&other)),
-        )),
-        Err(e) => Err(Failure::new(
-            DdStatus::InvalidJson,
-            format!("{name} is not valid JSON: {e}"),
-        )),
+        Ok(other) => Err(not_json(format!(
+            "{name} must be a JSON object, got {}",
+            kind(&other)
+        ))),
+        Err(e) => Err(not_json(format!("{name} is not valid JSON: {e}"))),
     }
 }
 
@@ -237,13 +353,14 @@ fn location_ablation(value: &Value, at: &str) -> Result<Ablation, Failure> {
     let obj = Obj::new(
         object(value, at)?,
         at,
-        &["no_sem", "no_sum", "no_rule", "no_prior"],
+        &["no_sem", "no_sum", "no_rule", "no_prior", "no_history"],
     )?;
     let mut ablation = Ablation::default();
     set(&mut ablation.no_sem, obj.bool("no_sem")?);
     set(&mut ablation.no_sum, obj.bool("no_sum")?);
     set(&mut ablation.no_rule, obj.bool("no_rule")?);
     set(&mut ablation.no_prior, obj.bool("no_prior")?);
+    set(&mut ablation.no_history, obj.bool("no_history")?);
     Ok(ablation)
 }
 
@@ -256,6 +373,7 @@ fn discover_ablation(value: &Value, at: &str) -> Result<DiscoverAblation, Failur
             "no_compression",
             "no_implicit",
             "no_metadata_first",
+            "no_history",
         ],
     )?;
     let mut ablation = DiscoverAblation::default();
@@ -266,6 +384,7 @@ fn discover_ablation(value: &Value, at: &str) -> Result<DiscoverAblation, Failur
         &mut ablation.no_metadata_first,
         obj.bool("no_metadata_first")?,
     );
+    set(&mut ablation.no_history, obj.bool("no_history")?);
     Ok(ablation)
 }
 
@@ -295,11 +414,29 @@ fn hints(value: &Value, at: &str) -> Result<Hints, Failure> {
     })
 }
 
+/// A wrong key or value. The message says what to fix; the `invalid configuration:`
+/// prefix comes from [`Error::InvalidConfig`] when it is converted.
 fn config_error(message: String) -> Failure {
-    Failure::new(
-        DdStatus::InvalidConfig,
-        format!("invalid configuration: {message}"),
-    )
+    OptionsError {
+        kind: OptionsErrorKind::Invalid,
+        message,
+    }
+}
+
+/// Text that is not a JSON object.
+fn not_json(message: String) -> Failure {
+    OptionsError {
+        kind: OptionsErrorKind::NotJson,
+        message,
+    }
+}
+
+/// A configuration that parsed but is out of range.
+fn invalid(error: Error) -> Failure {
+    match error {
+        Error::InvalidConfig(message) => config_error(message),
+        other => config_error(other.to_string()),
+    }
 }
 
 fn wrong(at: &str, expected: &str, got: &Value) -> Failure {
@@ -375,10 +512,41 @@ mod tests {
     }
 
     #[test]
+    fn history_is_a_switch_or_its_bounds() {
+        let read = |text: &str| session_options(Some(text)).map(|o| o.history);
+        assert_eq!(read(r#"{"history": false}"#).unwrap(), Some(None));
+        assert_eq!(
+            read(r#"{"history": true}"#).unwrap(),
+            Some(Some(HistoryOptions::default()))
+        );
+        let bounded = read(r#"{"history": {"max_commits": 20}}"#).unwrap();
+        assert_eq!(
+            bounded,
+            Some(Some(HistoryOptions {
+                max_commits: 20,
+                ..HistoryOptions::default()
+            }))
+        );
+        for (text, message) in [
+            (r#"{"history": 1}"#, "config.history must be a boolean or"),
+            (
+                r#"{"history": {"depth": 1}}"#,
+                "unknown key `depth` in config.history",
+            ),
+        ] {
+            let err = read(text).unwrap_err();
+            assert_eq!(err.kind, OptionsErrorKind::Invalid, "{text}");
+            assert!(err.message.contains(message), "{}", err.message);
+        }
+        let (config, _) = discover_options(Some(r#"{"ablation": {"no_history": true}}"#)).unwrap();
+        assert!(config.ablation.no_history);
+    }
+
+    #[test]
     fn bad_json_is_invalid_json() {
         for text in ["{", "[1, 2]", "\"x\"", ""] {
             let err = discover_options(Some(text)).unwrap_err();
-            assert_eq!(err.status, DdStatus::InvalidJson, "{text}");
+            assert_eq!(err.kind, OptionsErrorKind::NotJson, "{text}");
         }
     }
 
@@ -418,7 +586,7 @@ mod tests {
         ];
         for (text, expected) in cases {
             let err = discover_options(Some(text)).unwrap_err();
-            assert_eq!(err.status, DdStatus::InvalidConfig, "{text}");
+            assert_eq!(err.kind, OptionsErrorKind::Invalid, "{text}");
             assert!(err.message.contains(expected), "{text}: {}", err.message);
         }
         let err = locate_options(Some(r#"{"tau": 0.2}"#)).unwrap_err();
