@@ -1,31 +1,21 @@
-from typing import Any, Dict, List, Tuple
+"""The native core (Rust, via PyO3). Use the `deepdiscovery` package instead."""
 
-class DeepDiscoveryError(Exception): ...
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 class Session:
-    def __init__(self, root: str) -> None: ...
+    def __init__(
+        self,
+        root: Optional[str] = None,
+        config_json: Optional[str] = None,
+        files: Optional[Dict[str, str]] = None,
+        llm: Optional[Tuple[Callable[[str], str], str, int]] = None,
+        embedder: Optional[Tuple[Callable[[List[str]], Any], int]] = None,
+    ) -> None: ...
     def graph(self) -> Dict[str, List[Tuple[Any, ...]]]: ...
-    def locate_json(
-        self,
-        task: str,
-        anchors: int = 8,
-        no_sem: bool = False,
-        no_sum: bool = False,
-        no_rule: bool = False,
-        no_prior: bool = False,
-    ) -> str: ...
-    def discover_json(
-        self,
-        task: str,
-        budget_tokens: int = 16000,
-        max_steps: int = 64,
-        anchors: int = 8,
-        tau: float = 0.15,
-        kappa: float = 0.62,
-        location_only: bool = False,
-        no_compression: bool = False,
-        no_implicit: bool = False,
-        no_metadata_first: bool = False,
-    ) -> tuple[str, str]: ...
+    def locate_json(self, task: str, options_json: Optional[str] = None) -> str: ...
+    def discover_json(self, task: str, options_json: Optional[str] = None) -> Tuple[str, str]: ...
+    @staticmethod
+    def check_options(options_json: str) -> None: ...
 
 def version() -> str: ...
+def schema_version() -> int: ...

@@ -1,0 +1,236 @@
+"""Configuration: every parameter of the method, with the paper's defaults.
+
+:class:`Config` is frozen; derive variants with :meth:`Config.replace`. Its fields
+have the names of the Rust ``DiscoverConfig`` (flattened), and :meth:`Config.to_options`
+gives the JSON object the core reads (the same one the C ABI takes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
+
+from deepdiscovery.errors import ConfigError
+
+__all__ = ["Config", "Hints", "Weights"]
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Fixed coefficients of Eq. 6: α (``sem``), β (``sum``), γ (``rule``), δ (``prior``)."""
+
+    sem: float
+    sum: float
+    rule: float
+    prior: float
+
+
+@dataclass(frozen=True)
+class Hints:
+    """What the caller already knows about the task: paths, symbols, failing tests."""
+
+    paths: Tuple[str, ...] = ()
+    symbols: Tuple[str, ...] = ()
+    failing_tests: Tuple[str, ...] = ()
+
+    def to_options(self) -> Dict[str, Any]:
+        return {
+            "paths": list(self.paths),
+            "symbols": list(self.symbols),
+            "failing_tests": list(self.failing_tests),
+        }
+
+    @classmethod
+    def coerce(cls, value: Union["Hints", Mapping[str, Sequence[str]], None]) -> "Hints":
+        """A ``Hints`` from itself, a mapping with the same keys, or ``None``."""
+        if value is None:
+            return cls()
+        if isinstance(value, Hints):
+            return value
+        if isinstance(value, Mapping):
+            unknown = set(value) - {"paths", "symbols", "failing_tests"}
+            if unknown:
+                raise ConfigError(
+                    f"unknown hint {sorted(unknown)[0]!r} "
+                    "(expected paths, symbols, failing_tests)"
+                )
+            parts = {}
+            for key in ("paths", "symbols", "failing_tests"):
+                items = value.get(key, ())
+                if isinstance(items, str) or not all(isinstance(i, str) for i in items):
+                    raise ConfigError(f"hints.{key} must be a list of strings")
+                parts[key] = tuple(items)
+            return cls(**parts)
+        raise ConfigError(f"hints must be a Hints or a dict, got {type(value).__name__}")
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every parameter of DeepDiscovery (paper §III, defaults of §IV).
+
+    Query parameters:
+
+    - ``anchors``: K_a, how many anchors the Location stage selects (8).
+    - ``preset``: ``"auto"`` (Eq. 6 coefficients chosen per query from repository
+      scale and ambiguity) or fixed :class:`Weights`.
+    - ``budget_tokens``: Γ_max in tokens (16,000); the package never exceeds it.
+    - ``max_steps``: Γ_max in expansion steps (64).
+    - ``location_share``: Γ_loc / Γ_max, the repository view's share (0.25).
+    - ``tau``: τ, the expansion threshold on Priority (Eq. 7, 0.15).
+    - ``kappa``: κ, the metadata-promotion threshold on u (Eq. 8, 0.62).
+    - ``patience``: idle expansion actions before stopping (2).
+    - Ablations of Table III: ``location_only``, ``no_compression``, ``no_implicit``,
+      ``no_metadata_first``, ``no_history``; of Eq. 6: ``no_sem``, ``no_sum``,
+      ``no_rule``, ``no_prior``.
+
+    Session parameters (used when the config is given to :class:`Session`):
+
+    - ``history``: read the repository's git history (ancestors of HEAD only) for
+      co-change relations (True); ``history_max_commits`` (500),
+      ``history_max_millis`` (300), ``history_max_files_per_commit`` (50) bound it.
+    - ``builtin_rules``: apply the built-in implicit-relation rules (True).
+    """
+
+    anchors: int = 8
+    preset: Union[str, Weights] = "auto"
+    budget_tokens: int = 16_000
+    max_steps: int = 64
+    location_share: float = 0.25
+    tau: float = 0.15
+    kappa: float = 0.62
+    patience: int = 2
+    location_only: bool = False
+    no_compression: bool = False
+    no_implicit: bool = False
+    no_metadata_first: bool = False
+    no_history: bool = False
+    no_sem: bool = False
+    no_sum: bool = False
+    no_rule: bool = False
+    no_prior: bool = False
+    history: bool = True
+    history_max_commits: int = 500
+    history_max_millis: int = 300
+    history_max_files_per_commit: int = 50
+    builtin_rules: bool = True
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.type == "bool" and not isinstance(value, bool):
+                raise ConfigError(f"{f.name} must be a bool, got {value!r}")
+            if f.type == "int" and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ConfigError(f"{f.name} must be an int, got {value!r}")
+            if f.type == "float" and (
+                isinstance(value, bool) or not isinstance(value, (int, float))
+            ):
+                raise ConfigError(f"{f.name} must be a number, got {value!r}")
+        if not (self.preset == "auto" or isinstance(self.preset, Weights)):
+            raise ConfigError(f"preset must be 'auto' or Weights, got {self.preset!r}")
+        for name in (
+            "history_max_commits",
+            "history_max_millis",
+            "history_max_files_per_commit",
+        ):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{name} must be non-negative")
+        # Ranges are the core's to check: one source of truth for every binding.
+        from deepdiscovery import _native
+
+        _native.Session.check_options(json.dumps(self.to_options()))
+
+    def replace(self, **changes: Any) -> "Config":
+        """A copy with some fields changed (checked like a new one)."""
+        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
+        if unknown:
+            raise ConfigError(f"unknown config field {sorted(unknown)[0]!r}")
+        return dataclasses.replace(self, **changes)
+
+    def to_options(self, hints: Optional[Hints] = None) -> Dict[str, Any]:
+        """The query options as the core's JSON object (see ``deepdiscovery_core::options``)."""
+        preset: Any = (
+            "auto"
+            if self.preset == "auto"
+            else {"fixed": dataclasses.asdict(self.preset)}  # type: ignore[arg-type]
+        )
+        options: Dict[str, Any] = {
+            "anchors": self.anchors,
+            "preset": preset,
+            "budget": {
+                "max_tokens": self.budget_tokens,
+                "max_steps": self.max_steps,
+                "location_share": self.location_share,
+            },
+            "tau": self.tau,
+            "kappa": self.kappa,
+            "patience": self.patience,
+            "ablation": {
+                "location_only": self.location_only,
+                "no_compression": self.no_compression,
+                "no_implicit": self.no_implicit,
+                "no_metadata_first": self.no_metadata_first,
+                "no_history": self.no_history,
+            },
+            "location_ablation": {
+                "no_sem": self.no_sem,
+                "no_sum": self.no_sum,
+                "no_rule": self.no_rule,
+                "no_prior": self.no_prior,
+                "no_history": self.no_history,
+            },
+        }
+        if hints is not None:
+            options["hints"] = hints.to_options()
+        return options
+
+    def to_locate_options(self, hints: Optional[Hints] = None) -> Dict[str, Any]:
+        """The options of the Location stage alone."""
+        full = self.to_options(hints)
+        options = {
+            "anchors": full["anchors"],
+            "preset": full["preset"],
+            "budget": full["budget"],
+            "ablation": full["location_ablation"],
+        }
+        if hints is not None:
+            options["hints"] = full["hints"]
+        return options
+
+    def to_session_options(self, rules: Optional[str] = None) -> Dict[str, Any]:
+        """The session options as the core's JSON object."""
+        options: Dict[str, Any] = {
+            "builtin_rules": self.builtin_rules,
+            "history": (
+                {
+                    "max_commits": self.history_max_commits,
+                    "max_millis": self.history_max_millis,
+                    "max_files_per_commit": self.history_max_files_per_commit,
+                }
+                if self.history
+                else False
+            ),
+        }
+        if rules is not None:
+            options["rules"] = rules
+        return options
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Every field, as plain values."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        if isinstance(self.preset, Weights):
+            out["preset"] = dataclasses.asdict(self.preset)
+        return out
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> "Config":
+        """A config from :meth:`to_dict`'s output (unknown keys are an error)."""
+        values = dict(values)
+        unknown = set(values) - {f.name for f in dataclasses.fields(cls)}
+        if unknown:
+            raise ConfigError(f"unknown config field {sorted(unknown)[0]!r}")
+        preset = values.get("preset")
+        if isinstance(preset, Mapping):
+            values["preset"] = Weights(**preset)
+        return cls(**values)

@@ -1,0 +1,59 @@
+"""Config: every parameter of the paper, frozen, with the core as the range checker."""
+
+import dataclasses
+
+import pytest
+
+import deepdiscovery
+from deepdiscovery import Config, Weights
+
+
+def test_defaults_are_the_papers():
+    c = Config()
+    assert (c.anchors, c.tau, c.kappa, c.patience) == (8, 0.15, 0.62, 2)
+    assert (c.budget_tokens, c.max_steps, c.location_share) == (16_000, 64, 0.25)
+    assert c.preset == "auto" and c.history and c.builtin_rules
+    assert not any(
+        getattr(c, f)
+        for f in (
+            "location_only",
+            "no_compression",
+            "no_implicit",
+            "no_metadata_first",
+            "no_history",
+            "no_sem",
+            "no_sum",
+            "no_rule",
+            "no_prior",
+        )
+    )
+
+
+def test_frozen_and_replace():
+    c = Config()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        c.tau = 0.3  # type: ignore[misc]
+    d = c.replace(tau=0.3, no_history=True)
+    assert d.tau == 0.3 and d.no_history and c.tau == 0.15
+    with pytest.raises(deepdiscovery.ConfigError):
+        c.replace(tau=-1.0)
+
+
+def test_round_trip_and_fixed_weights():
+    c = Config(preset=Weights(0.4, 0.1, 0.3, 0.2), anchors=5)
+    assert Config.from_dict(c.to_dict()) == c
+    options = c.to_options()
+    assert options["preset"] == {"fixed": {"sem": 0.4, "sum": 0.1, "rule": 0.3, "prior": 0.2}}
+    assert options["ablation"]["no_history"] is False
+    with pytest.raises(deepdiscovery.ConfigError, match="preset"):
+        Config(preset="clear")
+    with pytest.raises(deepdiscovery.ConfigError, match="weights must be finite and non-negative"):
+        Config(preset=Weights(-1.0, 0.1, 0.3, 0.2))
+    with pytest.raises(deepdiscovery.ConfigError, match="unknown config field"):
+        Config.from_dict({"gamma": 1})
+
+
+def test_session_options_carry_history_and_rules():
+    assert Config(history=False).to_session_options()["history"] is False
+    bounded = Config(history_max_commits=20).to_session_options(rules="x")
+    assert bounded["history"]["max_commits"] == 20 and bounded["rules"] == "x"

@@ -1,0 +1,91 @@
+"""Plug-ins written in Python, and a session shared across threads."""
+
+import threading
+from pathlib import Path
+
+import pytest
+
+import deepdiscovery
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+TASK = "Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`"
+
+
+class BagOfWords:
+    """A toy embedder: counts of a few words, enough to be deterministic."""
+
+    dimension = 4
+    words = ("currency", "price", "test", "order")
+
+    def __init__(self):
+        self.calls = 0
+
+    def embed(self, texts):
+        self.calls += 1
+        return [[float(t.lower().count(w)) for w in self.words] for t in texts]
+
+
+def test_an_embedder_in_python_feeds_s_sem():
+    embedder = BagOfWords()
+    session = deepdiscovery.Session(FIXTURES / "locate_app", embedder=embedder)
+    location = session.locate(TASK)
+    assert embedder.calls == 1
+    assert any("embedding similarity" in s for a in location["anchors"] for s in a["signals"])
+
+
+@pytest.mark.parametrize(
+    "embed, note",
+    [
+        (lambda texts: 1 / 0, "embedder failed"),
+        (lambda texts: [[1.0, 2.0]] * len(texts), "embedder failed"),
+        (lambda texts: "garbage", "embedder failed"),
+        (lambda texts: [[float("nan")] * 4] * len(texts), "embedder failed"),
+    ],
+)
+def test_a_failing_embedder_falls_back_and_says_so(embed, note):
+    class Failing:
+        dimension = 4
+
+    Failing.embed = staticmethod(embed)
+    session = deepdiscovery.Session(FIXTURES / "locate_app", embedder=Failing())
+    package = session.discover(TASK)
+    assert package.paths()[0] == "inventory/pricing/currency.py"
+    assert any(note in n for n in package.notes), package.notes
+
+
+def test_plugins_must_be_usable_as_given():
+    with pytest.raises(deepdiscovery.PluginError, match="callable"):
+        deepdiscovery.Session(FIXTURES / "locate_app", llm=42)
+    with pytest.raises(deepdiscovery.PluginError, match="dimension"):
+        deepdiscovery.Session(FIXTURES / "locate_app", embedder=lambda texts: [])
+
+
+def test_a_language_model_never_breaks_a_query():
+    def complete(prompt):
+        raise RuntimeError("model offline")
+
+    package = deepdiscovery.Session(FIXTURES / "locate_app", llm=complete).discover(TASK)
+    assert package.paths()[0] == "inventory/pricing/currency.py"
+    assert any("language model" in n for n in package.notes), package.notes
+
+
+def test_one_session_serves_many_threads_with_the_same_answer():
+    embedder = BagOfWords()
+    session = deepdiscovery.Session(FIXTURES / "locate_app", embedder=embedder)
+    expected = session.discover(TASK).paths()
+    results, errors = [], []
+
+    def work():
+        try:
+            for _ in range(3):
+                results.append(session.discover(TASK).paths())
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(results) == 12 and all(r == expected for r in results)
