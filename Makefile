@@ -5,7 +5,7 @@ PYTHON ?= python3
 VPY := $(VENV)/bin/python
 DEMO_REPO ?= tests/fixtures/mixed_app
 
-.PHONY: demo test test-rust test-python test-c lint venv
+.PHONY: demo test test-rust test-python test-c test-cross lint venv
 
 DEMO_TASK ?= Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`
 
@@ -18,7 +18,7 @@ demo:
 	@echo '== discover (Algorithm 1): the context package, as Markdown, within 4000 tokens'
 	cargo run --release -q -p deepdiscovery-core --example discover -- --budget 4000 tests/fixtures/locate_app '$(DEMO_TASK)'
 
-test: test-rust test-python test-c
+test: test-rust test-python test-c test-cross
 
 test-rust:
 	cargo test --workspace --exclude deepdiscovery-py
@@ -40,6 +40,12 @@ test-c:
 	cargo build -p deepdiscovery-ffi
 	$(MAKE) -C tests/c
 
+# C, Python and Rust return the same files for the same task (after test-python and
+# test-c have built the Python module and the C example).
+test-cross: $(VPY)
+	$(VPY) tests/cross/same_files.py target/c/example_shared tests/fixtures/locate_app '$(DEMO_TASK)'
+
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc -p deepdiscovery-core -p deepdiscovery-ffi --no-deps -q

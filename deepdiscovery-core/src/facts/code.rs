@@ -17,7 +17,7 @@
 //! | `@decoration` + `@decoration.target` (+ `@decoration.params`) | the same node, the decorated definition's name or the decorated field's or parameter's type, a parameter list (of the decorated method, or of a decorated class's constructor) | [`Decoration::target`], [`Decoration::param_types`] |
 //!
 //! A decoration is usually matched twice — once for its name and arguments, once for
-//! what it decorates — and the two are merged by node (see [`super::sites`]).
+//! what it decorates — and the two are merged by node (see `facts::sites`).
 //!
 //! Syntax errors are recovered by tree-sitter: what parsed is kept and the error is
 //! noted in [`Facts::problems`].

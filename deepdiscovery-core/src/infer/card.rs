@@ -13,9 +13,9 @@ const DEFS_PER_CARD: usize = 12;
 /// Imports listed on a card.
 const IMPORTS_PER_CARD: usize = 8;
 /// A promoted span is cut to this many lines.
-const MAX_SPAN_LINES: usize = 80;
+pub const MAX_SPAN_LINES: usize = 80;
 /// Spans promoted per file at most.
-const MAX_SPANS: usize = 4;
+pub const MAX_SPANS: usize = 4;
 
 /// The metadata view m(e) of one file: enough to know what it is and why it is here
 /// without its text.
