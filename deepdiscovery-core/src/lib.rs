@@ -102,9 +102,10 @@ pub use error::{Error, Result};
 pub use facts::Facts;
 pub use graph::{Edge, Relation, RepoGraph};
 pub use infer::{ContextPackage, DiscoverAblation, DiscoverConfig};
+pub use locate::{LocateConfig, Location};
 pub use plugins::{Embedder, LanguageModel};
 pub use session::{Session, SessionStats};
-pub use source::{FsSource, MemorySource, RepoSource};
+pub use source::{FsSource, History, HistoryOptions, MemorySource, RepoSource};
 pub use task::{Budget, Hints, Task};
 
 /// The version of this crate (from Cargo.toml).
