@@ -275,12 +275,16 @@ dd_status dd_session_set_embedder(dd_session *session,
  * core's `DiscoverConfig`, with the same defaults; unknown keys are an error):
  *   - `"anchors"`: integer, K_a (8);
  *   - `"preset"`: `"auto"` or `{"fixed": {"sem": f, "sum": f, "rule": f, "prior": f}}`;
- *   - `"location_ablation"`: `{"no_sem", "no_sum", "no_rule", "no_prior"}` booleans;
+ *   - `"location_ablation"`: `{"no_sem", "no_sum", "no_rule", "no_prior",
+ *     "no_history"}` booleans;
  *   - `"budget"`: `{"max_tokens": 16000, "max_steps": 64, "location_share": 0.25}`;
  *   - `"tau"` (0.15), `"kappa"` (0.62): numbers in [0, 1];
  *   - `"patience"`: integer (2);
  *   - `"ablation"`: `{"location_only", "no_compression", "no_implicit",
- *     "no_metadata_first"}` booleans;
+ *     "no_metadata_first", "no_history"}` booleans;
+ *   - `"llm"`: what a language model set with `dd_session_set_llm` is asked:
+ *     `{"environment": true, "summary": true, "promotion": true, "max_calls": 3,
+ *     "max_prompt_tokens": 6000}` (the package's `budget.llm` reports its calls);
  *   - `"hints"`: `{"paths": [...], "symbols": [...], "failing_tests": [...]}`,
  *     what the caller already knows (strings).
  *
@@ -325,12 +329,12 @@ dd_status dd_discover_markdown(const dd_session *session,
  * Runs the Location stage alone: the ranked anchors of `task` with the
  * contribution of each term and the matched signals, as JSON (`anchors`,
  * `ranked`, `environment`, `task_type`, `cues`, `weights`, `view`, `cost`,
- * `notes`).
+ * `notes`, `constraints`, `llm`).
  *
  * `options_json` is NULL (the defaults) or a JSON object with any of the keys
- * `"anchors"`, `"preset"`, `"budget"` and `"hints"` (as for `dd_discover`) and
- * `"ablation"`: `{"no_sem", "no_sum", "no_rule", "no_prior"}` booleans (the core's
- * `LocateConfig`). Unknown keys are an error.
+ * `"anchors"`, `"preset"`, `"budget"`, `"llm"` and `"hints"` (as for `dd_discover`)
+ * and `"ablation"`: `{"no_sem", "no_sum", "no_rule", "no_prior", "no_history"}`
+ * booleans (the core's `LocateConfig`). Unknown keys are an error.
  *
  * On success `*location_json_out` is owned by the caller: free it with
  * `dd_string_free`. On failure it is NULL and `*error_out` (if `error_out` is not

@@ -23,6 +23,7 @@
 use serde_json::{Map, Value};
 
 use crate::locate::{Ablation, LocateConfig, Preset, Weights};
+use crate::plugins::LlmUse;
 use crate::source::HistoryOptions;
 use crate::{Budget, DiscoverAblation, DiscoverConfig, Error, Hints, Result, Session};
 
@@ -136,7 +137,8 @@ fn history(value: &Value, at: &str) -> Result<Option<HistoryOptions>, Failure> {
 /// hints. Keys: `anchors`, `preset` (`"auto"` or `{"fixed": {sem, sum, rule,
 /// prior}}`), `location_ablation`, `budget` (`max_tokens`, `max_steps`,
 /// `location_share`), `tau`, `kappa`, `patience`, `ablation` (`location_only`,
-/// `no_compression`, `no_implicit`, `no_metadata_first`, `no_history`), `hints`
+/// `no_compression`, `no_implicit`, `no_metadata_first`, `no_history`), `llm`
+/// (`environment`, `summary`, `promotion`, `max_calls`, `max_prompt_tokens`), `hints`
 /// (`paths`, `symbols`, `failing_tests`). The configuration is validated.
 ///
 /// # Errors
@@ -155,6 +157,7 @@ pub fn discover_options(text: Option<&str>) -> Result<(DiscoverConfig, Hints), F
             "kappa",
             "patience",
             "ablation",
+            "llm",
             "hints",
         ],
     )?;
@@ -173,13 +176,14 @@ pub fn discover_options(text: Option<&str>) -> Result<(DiscoverConfig, Hints), F
         &mut config.ablation,
         obj.with("ablation", discover_ablation)?,
     );
+    set(&mut config.llm, obj.with("llm", llm_use)?);
     let hints = obj.with("hints", hints)?.unwrap_or_default();
     config.validate().map_err(invalid)?;
     Ok((config, hints))
 }
 
 /// Parses the options of a `locate` call: `anchors`, `preset`, `ablation` (`no_sem`,
-/// `no_sum`, `no_rule`, `no_prior`, `no_history`), `budget`, `hints`. The
+/// `no_sum`, `no_rule`, `no_prior`, `no_history`), `budget`, `llm`, `hints`. The
 /// configuration is validated.
 ///
 /// # Errors
@@ -189,7 +193,7 @@ pub fn locate_options(text: Option<&str>) -> Result<(LocateConfig, Hints), Failu
     let obj = Obj::new(
         &object,
         "options",
-        &["anchors", "preset", "ablation", "budget", "hints"],
+        &["anchors", "preset", "ablation", "budget", "llm", "hints"],
     )?;
     let mut config = LocateConfig::default();
     set(&mut config.anchors, obj.usize("anchors")?);
@@ -199,6 +203,7 @@ pub fn locate_options(text: Option<&str>) -> Result<(LocateConfig, Hints), Failu
         obj.with("ablation", location_ablation)?,
     );
     set(&mut config.budget, obj.with("budget", budget)?);
+    set(&mut config.llm, obj.with("llm", llm_use)?);
     let hints = obj.with("hints", hints)?.unwrap_or_default();
     config.validate().map_err(invalid)?;
     Ok((config, hints))
@@ -386,6 +391,28 @@ fn discover_ablation(value: &Value, at: &str) -> Result<DiscoverAblation, Failur
     );
     set(&mut ablation.no_history, obj.bool("no_history")?);
     Ok(ablation)
+}
+
+/// `{"environment", "summary", "promotion", "max_calls", "max_prompt_tokens"}`.
+fn llm_use(value: &Value, at: &str) -> Result<LlmUse, Failure> {
+    let obj = Obj::new(
+        object(value, at)?,
+        at,
+        &[
+            "environment",
+            "summary",
+            "promotion",
+            "max_calls",
+            "max_prompt_tokens",
+        ],
+    )?;
+    let mut llm = LlmUse::default();
+    set(&mut llm.environment, obj.bool("environment")?);
+    set(&mut llm.summary, obj.bool("summary")?);
+    set(&mut llm.promotion, obj.bool("promotion")?);
+    set(&mut llm.max_calls, obj.usize("max_calls")?);
+    set(&mut llm.max_prompt_tokens, obj.usize("max_prompt_tokens")?);
+    Ok(llm)
 }
 
 fn budget(value: &Value, at: &str) -> Result<Budget, Failure> {

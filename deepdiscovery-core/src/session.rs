@@ -117,6 +117,7 @@ pub struct Session {
     history_options: HistoryOptions,
     embedder: Option<Arc<dyn crate::plugins::Embedder>>,
     language_model: Option<Arc<dyn crate::plugins::LanguageModel>>,
+    embeddings: crate::plugins::EmbeddingCache,
     state: Mutex<State>,
 }
 
@@ -140,6 +141,7 @@ impl Session {
             history_options: HistoryOptions::default(),
             embedder: None,
             language_model: None,
+            embeddings: crate::plugins::EmbeddingCache::default(),
             state: Mutex::new(State::default()),
         }
     }
@@ -214,6 +216,11 @@ impl Session {
     /// The embedder, if one was given.
     pub fn embedder(&self) -> Option<&dyn crate::plugins::Embedder> {
         self.embedder.as_deref()
+    }
+
+    /// The session's cache of metadata-view embeddings.
+    pub(crate) fn embeddings(&self) -> &crate::plugins::EmbeddingCache {
+        &self.embeddings
     }
 
     /// The language model, if one was given.

@@ -302,7 +302,15 @@ static void test_plugins(const char *repo) {
   package = discover(session, NULL);
   CHECK(embeds.calls > 0);
   CHECK(!has_note(package, "embedder failed"));
-  CHECK(has_note(package, "language model"));
+  /* The model was asked, every call failed, the package says so and is unchanged. */
+  CHECK(calls.calls > 0);
+  {
+    const char *llm = jm_get(jm_get(package, "budget"), "llm");
+    const char *failures = llm ? jm_get(llm, "failures") : NULL;
+    const char *made = llm ? jm_get(llm, "calls") : NULL;
+    CHECK(failures != NULL && made != NULL && atoi(failures) == calls.calls &&
+          atoi(made) == calls.calls);
+  }
   CHECK(strcmp(member(jm_first(jm_get(package, "files")), "path"), EXPECTED_FIRST) == 0);
   printf("  ok: %-34s -> %d call(s), package returned\n", "a language model returning NULL",
          calls.calls);

@@ -19,6 +19,7 @@ use crate::artifact::{Language, Role};
 use crate::facts::Facts;
 use crate::graph::{RelationFamily, RepoGraph};
 use crate::locate::{Location, task_type, view};
+use crate::plugins::LlmCaller;
 use crate::session::{ArtifactInfo, Session};
 use crate::source::History;
 use crate::task::{Task, estimate_tokens};
@@ -45,7 +46,11 @@ pub(super) fn run(
     config: &DiscoverConfig,
 ) -> Result<ContextPackage> {
     let started = Instant::now();
-    let mut location = session.locate(task, &config.locate())?;
+    // One language-model caller for the query: its cap counts both stages' calls.
+    let llm = session
+        .language_model()
+        .map(|model| LlmCaller::new(model, config.llm));
+    let mut location = crate::locate::locate_with(session, task, &config.locate(), llm.as_ref())?;
     let location_ms = ms(started);
 
     let t = Instant::now();
@@ -136,6 +141,7 @@ pub(super) fn run(
         task_type: location.task_type.0,
         task_type_confidence: location.task_type.1,
         environment: location.environment.clone(),
+        constraints: location.constraints.clone(),
         files: Vec::new(),
         anchors: location
             .anchors
@@ -164,6 +170,7 @@ pub(super) fn run(
             files_read: location.cost.files_read,
             files_parsed: location.cost.files_parsed,
             stages: Vec::new(),
+            llm: None,
         },
         recent_history: Vec::new(),
         notes: location.notes.clone(),
@@ -173,7 +180,7 @@ pub(super) fn run(
         .iter()
         .map(|s| (s.path.as_str(), s))
         .collect();
-    let candidates: Vec<PackageFile> = ordered
+    let mut candidates: Vec<PackageFile> = ordered
         .iter()
         .map(|(s, score)| {
             build_file(
@@ -187,6 +194,12 @@ pub(super) fn run(
             )
         })
         .collect();
+    // Eq. 8 with a model: its judgment of the borderline entities.
+    if let Some(llm) = &llm
+        && !config.ablation.no_metadata_first
+    {
+        super::judge::promotion(llm, &task.text, config.kappa, &mut candidates);
+    }
     let past = if config.ablation.no_history {
         None
     } else {
@@ -202,11 +215,7 @@ pub(super) fn run(
         past.as_deref(),
     );
     package.ranked_files = ranked_files(&ordered, &package, &location, &normalized);
-    if session.language_model().is_some() {
-        package.notes.push(
-            "a language model is configured, but Eq. 8's constrained judgment is not used yet: promotion is symbolic".to_string(),
-        );
-    }
+    package.budget.llm = llm.map(|c| c.usage());
     package.budget.stages = vec![
         StageCost {
             stage: "location".into(),

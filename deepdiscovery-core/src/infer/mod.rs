@@ -6,6 +6,7 @@
 pub mod card;
 mod construct;
 pub mod expand;
+mod judge;
 pub mod package;
 pub mod promote;
 
@@ -13,6 +14,7 @@ use serde::Serialize;
 
 use crate::graph::RelationFamily;
 use crate::locate::{Ablation, LocateConfig, Preset};
+use crate::plugins::LlmUse;
 use crate::task::{Budget, Task};
 use crate::{Error, Result, Session};
 
@@ -75,6 +77,9 @@ pub struct DiscoverConfig {
     pub patience: usize,
     /// Table III variants.
     pub ablation: DiscoverAblation,
+    /// What a configured language model is asked (environment analysis, s_sum,
+    /// Eq. 8 judgments) and how many calls a query may make; ignored without a model.
+    pub llm: LlmUse,
 }
 
 impl Default for DiscoverConfig {
@@ -88,6 +93,7 @@ impl Default for DiscoverConfig {
             kappa: 0.62,
             patience: 2,
             ablation: DiscoverAblation::default(),
+            llm: LlmUse::default(),
         }
     }
 }
@@ -107,6 +113,7 @@ impl DiscoverConfig {
             preset: self.preset,
             ablation,
             budget: self.budget,
+            llm: self.llm,
         }
     }
 

@@ -9,6 +9,7 @@ use super::promote::PromotionFeatures;
 use crate::artifact::{Language, Role};
 use crate::graph::Relation;
 use crate::locate::{Environment, RepoView, TaskType};
+use crate::plugins::LlmUsage;
 use crate::source::SkipStats;
 use crate::task::estimate_tokens;
 
@@ -176,6 +177,9 @@ pub struct BudgetReport {
     pub files_parsed: usize,
     /// Wall time per stage.
     pub stages: Vec<StageCost>,
+    /// What the language model did: calls, tokens, time and what its answers changed
+    /// (`None` without a model).
+    pub llm: Option<LlmUsage>,
 }
 
 /// What was left out and why.
@@ -204,6 +208,9 @@ pub struct ContextPackage {
     pub task_type_confidence: f32,
     /// The inferred environment.
     pub environment: Environment,
+    /// Constraints the change must respect, as the language model read them from the
+    /// task (empty without a model).
+    pub constraints: Vec<String>,
     /// The selected files, ranked.
     pub files: Vec<PackageFile>,
     /// The task anchors Ĥ.
@@ -298,6 +305,13 @@ impl ContextPackage {
             out.push_str(&format!(" Frameworks: {}.", frameworks.join(", ")));
         }
         out.push_str("\n\n");
+        if !self.constraints.is_empty() {
+            out.push_str("Constraints:\n");
+            for c in &self.constraints {
+                out.push_str(&format!("- {c}\n"));
+            }
+            out.push('\n');
+        }
         if !self.repository_view.text.is_empty() {
             out.push_str("## Repository view\n\n```text\n");
             out.push_str(&self.repository_view.text);

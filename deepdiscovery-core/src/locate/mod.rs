@@ -5,6 +5,7 @@
 //! every text file narrows the candidates, and only the candidates get tree-sitter
 //! facts (no index is built first).
 
+mod assist;
 pub mod cues;
 pub mod environment;
 pub mod history;
@@ -17,6 +18,7 @@ pub mod view;
 use serde::Serialize;
 
 use crate::artifact::Role;
+use crate::plugins::{LlmCaller, LlmUsage, LlmUse};
 use crate::task::Budget;
 use crate::{Error, Result};
 
@@ -75,6 +77,9 @@ pub struct LocateConfig {
     pub ablation: Ablation,
     /// The budget; the Location stage uses its Γ_loc share for the repository view.
     pub budget: Budget,
+    /// What a configured language model is asked (environment analysis, s_sum) and
+    /// how often; ignored without a model.
+    pub llm: LlmUse,
 }
 
 impl Default for LocateConfig {
@@ -84,6 +89,7 @@ impl Default for LocateConfig {
             preset: Preset::Auto,
             ablation: Ablation::default(),
             budget: Budget::default(),
+            llm: LlmUse::default(),
         }
     }
 }
@@ -162,6 +168,11 @@ pub struct Location {
     /// What did not go as planned and what was done instead (a plug-in that failed,
     /// a fallback taken).
     pub notes: Vec<String>,
+    /// Constraints the change must respect, as the language model read them from the
+    /// task (empty without a model).
+    pub constraints: Vec<String>,
+    /// What the language model did in this stage (`None` without a model).
+    pub llm: Option<LlmUsage>,
 }
 
 impl Location {
@@ -210,5 +221,21 @@ pub(crate) fn locate(
     task: &crate::task::Task,
     config: &LocateConfig,
 ) -> Result<Location> {
-    stage::run(session, task, config)
+    let caller = session
+        .language_model()
+        .map(|model| LlmCaller::new(model, config.llm));
+    let mut location = stage::run(session, task, config, caller.as_ref())?;
+    location.llm = caller.map(|c| c.usage());
+    Ok(location)
+}
+
+/// Runs the Location stage with the query's language-model caller (shared with the
+/// Inference stage by `discover`).
+pub(crate) fn locate_with(
+    session: &crate::Session,
+    task: &crate::task::Task,
+    config: &LocateConfig,
+    llm: Option<&LlmCaller<'_>>,
+) -> Result<Location> {
+    stage::run(session, task, config, llm)
 }

@@ -65,6 +65,28 @@ pub fn weights(preset: Preset, files: usize, ambiguity: f32) -> Weights {
     w
 }
 
+/// β when s_sum is the language model's judgment rather than the lexical alignment
+/// with the directory cards (which only breaks ties, see [`CLEAR`]).
+pub const JUDGED_SUM_WEIGHT: f32 = 0.25;
+
+/// The coefficients once the model has scored s_sum: β becomes
+/// [`JUDGED_SUM_WEIGHT`] and the other three shrink in proportion, so they still sum
+/// as before.
+pub fn with_judged_summary(w: Weights) -> Weights {
+    let total = w.sem + w.sum + w.rule + w.prior;
+    let others = w.sem + w.rule + w.prior;
+    if others <= 0.0 || total <= JUDGED_SUM_WEIGHT {
+        return w;
+    }
+    let scale = (total - JUDGED_SUM_WEIGHT) / others;
+    Weights {
+        sem: w.sem * scale,
+        sum: JUDGED_SUM_WEIGHT,
+        rule: w.rule * scale,
+        prior: w.prior * scale,
+    }
+}
+
 /// Eq. 6 with ablated terms removed.
 pub fn combine(w: &Weights, t: &Terms, ablation: &Ablation) -> f32 {
     let on = |off: bool| if off { 0.0 } else { 1.0 };

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
+use super::assist;
 use super::cues::{self, Cue, CueKind, CueResolver, ResolvedCue};
 use super::environment::{Environment, ListedFile};
 use super::history;
@@ -15,12 +16,15 @@ use super::view;
 use super::{LocateConfig, LocateCost, Location, ScoredFile, Terms};
 use crate::Result;
 use crate::artifact::{Role, is_test_file_name};
+use crate::plugins::LlmCaller;
 use crate::resolve::{file_name, parent_dir};
 use crate::session::{ArtifactInfo, Session};
 use crate::task::Task;
 
 /// How many of the best lexical candidates get full tree-sitter facts.
 const MIN_CANDIDATES: usize = 64;
+/// s_sum scope given to a module the language model named.
+const JUDGED_MODULE_SCOPE: f32 = 0.8;
 /// Evidence of a file that defines a symbol the task names, at least.
 const DEFINED_SYMBOL: f32 = 0.85;
 /// A file name written in the task is evidence when at most this many files have it.
@@ -33,7 +37,12 @@ const MIN_TEST_MATCH: f32 = 0.3;
 const MAX_CUE_FILES: usize = 30;
 
 /// Runs the Location stage.
-pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Result<Location> {
+pub(crate) fn run(
+    session: &Session,
+    task: &Task,
+    config: &LocateConfig,
+    llm: Option<&LlmCaller<'_>>,
+) -> Result<Location> {
     config.validate()?;
     let start = Instant::now();
     let artifacts = session.artifacts()?;
@@ -47,7 +56,13 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
         .collect();
     let read = |path: &str| session.read_text(path);
     let environment = Environment::infer(&listed, &read);
-    let task_type = task_type::classify(&task.text);
+    let mut task_type = task_type::classify(&task.text);
+    // With a language model: its reading of the task type, modules and constraints.
+    let judgment = llm.and_then(|llm| assist::environment(llm, &task.text, &environment));
+    let judgment = judgment.unwrap_or_default();
+    if let Some(judged) = judgment.task_type {
+        task_type = (judged, assist::JUDGED_TYPE_CONFIDENCE);
+    }
 
     // Cues from the text and from the caller's hints.
     let mut all_cues = cues::extract(&task.text);
@@ -66,7 +81,13 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
         .filter(|r| r.files.len() <= MAX_CUE_FILES)
         .collect();
 
-    let scope = environment.module_scope(&task.text);
+    let mut scope = environment.module_scope(&task.text);
+    for &module in &judgment.modules {
+        match scope.iter_mut().find(|(m, _)| *m == module) {
+            Some(entry) => entry.1 = entry.1.max(JUDGED_MODULE_SCOPE),
+            None => scope.push((module, JUDGED_MODULE_SCOPE)),
+        }
+    }
     let n = artifacts.len();
     let mut sem = vec![0.0f32; n];
     let mut sem_terms: Vec<Vec<(usize, f32)>> = vec![Vec::new(); n];
@@ -78,7 +99,7 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
     let mut sorted = sem.clone();
     sorted.sort_by(|a, b| b.total_cmp(a));
     let ambiguity = score::ambiguity(&sorted);
-    let weights = score::weights(config.preset, n, ambiguity);
+    let mut weights = score::weights(config.preset, n, ambiguity);
     score::normalize_max(&mut sem);
     let sum = module_alignment(&artifacts, &view, &query, &environment, &scope);
 
@@ -178,36 +199,56 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
             }
         }
     }
+    // The metadata view of a candidate: what the embedder and the model see.
+    let view_of = |i: usize| {
+        metadata_view(
+            &artifacts[i],
+            facts
+                .iter()
+                .find(|(p, _)| *p == artifacts[i].path)
+                .map(|(_, f)| f.as_ref()),
+        )
+    };
     // With an embedder, s_sem fuses BM25F with the similarity of the task and each
     // candidate's metadata view (Eq. 6: "combines embedding similarity and BM25").
     let mut notes = Vec::new();
     if let Some(embedder) = session.embedder()
         && !config.ablation.no_sem
     {
-        let views: Vec<String> = candidates
-            .iter()
-            .map(|&i| {
-                metadata_view(
-                    &artifacts[i],
-                    facts
-                        .iter()
-                        .find(|(p, _)| *p == artifacts[i].path)
-                        .map(|(_, f)| f.as_ref()),
-                )
-            })
-            .collect();
-        let mut texts: Vec<&str> = vec![task.text.as_str()];
-        texts.extend(views.iter().map(String::as_str));
-        match crate::plugins::embed_checked(embedder, &texts) {
-            Some(vectors) => {
+        let views: Vec<String> = candidates.iter().map(|&i| view_of(i)).collect();
+        let views: Vec<&str> = views.iter().map(String::as_str).collect();
+        match session.embeddings().embed(embedder, &task.text, &views) {
+            Some((task_vector, vectors)) => {
                 for (k, &i) in candidates.iter().enumerate() {
-                    let similarity = crate::plugins::cosine01(&vectors[0], &vectors[k + 1]);
+                    let similarity = crate::plugins::cosine01(&task_vector, &vectors[k]);
                     terms[i].sem = 0.5 * terms[i].sem + 0.5 * similarity;
                     evidence[i].push((0.0, format!("embedding similarity {similarity:.2}")));
                 }
             }
             None => notes
                 .push("the embedder failed or answered garbage: s_sem is lexical only".to_string()),
+        }
+    }
+    // With a language model, s_sum of the best candidates is its judgment of their
+    // alignment with the task (Eq. 6), and β grows to match.
+    if let Some(llm) = llm
+        && !config.ablation.no_sum
+    {
+        let top: Vec<(usize, String)> = candidates
+            .iter()
+            .take(assist::SUMMARY_CANDIDATES)
+            .map(|&i| (i, view_of(i)))
+            .collect();
+        let judged = assist::summary(llm, &task.text, &top);
+        if !judged.is_empty() {
+            for (i, alignment) in judged {
+                terms[i].sum = alignment;
+                evidence[i].push((
+                    0.0,
+                    format!("the model judged its alignment with the task {alignment:.2} (s_sum)"),
+                ));
+            }
+            weights = score::with_judged_summary(weights);
         }
     }
     // A test that matches the task points at what it tests: lend it to the
@@ -258,6 +299,8 @@ pub(crate) fn run(session: &Session, task: &Task, config: &LocateConfig) -> Resu
         weights,
         view,
         notes,
+        constraints: judgment.constraints,
+        llm: None,
         cost: LocateCost {
             files_read: n,
             files_parsed: facts.len(),

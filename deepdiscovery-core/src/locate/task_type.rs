@@ -58,6 +58,24 @@ impl TaskType {
     fn index(self) -> usize {
         self as usize
     }
+
+    /// The snake_case name, as serialized (`"bug_fix"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TaskType::BugFix => "bug_fix",
+            TaskType::Feature => "feature",
+            TaskType::TestRepair => "test_repair",
+            TaskType::ConfigUpdate => "config_update",
+            TaskType::Refactor => "refactor",
+            TaskType::Performance => "performance",
+            TaskType::Docs => "docs",
+        }
+    }
+
+    /// The task type of a [`TaskType::name`].
+    pub fn from_name(name: &str) -> Option<TaskType> {
+        TaskType::ALL.into_iter().find(|t| t.name() == name)
+    }
 }
 
 /// Confidence returned when no pattern matched.
@@ -507,5 +525,14 @@ The documentation says `batch_size` defaults to 100; the docstring says otherwis
         assert_eq!(role_prior(TaskType::Docs, Role::Docs), 1.0);
         assert!(role_prior(TaskType::Docs, Role::Source) < role_prior(TaskType::Docs, Role::Docs));
         assert!(role_prior(TaskType::BugFix, Role::Other) < 0.2);
+    }
+
+    #[test]
+    fn names_are_the_serialized_form() {
+        for t in TaskType::ALL {
+            assert_eq!(serde_json::to_value(t).unwrap(), t.name());
+            assert_eq!(TaskType::from_name(t.name()), Some(t));
+        }
+        assert_eq!(TaskType::from_name("bugfix"), None);
     }
 }

@@ -18,6 +18,7 @@ mod lang_php;
 mod lang_python;
 mod lang_ruby;
 mod lang_rust;
+mod llm;
 mod locate;
 mod mixed;
 mod roles;

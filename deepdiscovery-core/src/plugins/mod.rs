@@ -5,6 +5,13 @@
 //! LLM-assisted terms of the paper's Eq. 6 and Eq. 8 come in. They are traits so that
 //! a Python callable, a C callback or a Rust model all plug in the same way.
 
+mod llm;
+
+pub use llm::{
+    ENVIRONMENT_PROMPT, LlmUsage, LlmUse, PROMOTION_PROMPT, SUMMARY_PROMPT, first_json_object,
+};
+pub(crate) use llm::{LlmCaller, data_block, numbered, render, unit_number};
+
 use crate::Result;
 
 /// A text-completion model: a prompt in, text out.
@@ -43,6 +50,64 @@ pub fn cosine01(a: &[f32], b: &[f32]) -> f32 {
     }
     let cos = dot / (na.sqrt() * nb.sqrt());
     (((cos + 1.0) / 2.0) as f32).clamp(0.0, 1.0)
+}
+
+/// Embeddings of metadata views, cached by content hash for the life of a session, so
+/// that a second query pays only for views that are new or changed. The task itself
+/// is embedded on every query and never cached.
+#[derive(Debug, Default)]
+pub(crate) struct EmbeddingCache {
+    vectors: std::sync::Mutex<std::collections::HashMap<(u64, usize), Vec<f32>>>,
+}
+
+/// Cached views at most; beyond it the cache starts over (a bound, not an LRU: the
+/// views of one repository fit many times over).
+const MAX_CACHED_EMBEDDINGS: usize = 200_000;
+
+impl EmbeddingCache {
+    /// The task's vector and one per view, calling the embedder once for the task and
+    /// the views not cached yet; `None` when that call fails or answers garbage
+    /// (nothing is cached then).
+    pub fn embed(
+        &self,
+        embedder: &dyn Embedder,
+        task: &str,
+        views: &[&str],
+    ) -> Option<(Vec<f32>, Vec<Vec<f32>>)> {
+        let dim = embedder.dimension();
+        let keys: Vec<(u64, usize)> = views
+            .iter()
+            .map(|v| (xxhash_rust::xxh3::xxh3_64(v.as_bytes()), dim))
+            .collect();
+        let missing: Vec<usize> = {
+            let cache = self.lock();
+            let mut seen = std::collections::HashSet::new();
+            (0..views.len())
+                .filter(|&k| !cache.contains_key(&keys[k]) && seen.insert(keys[k]))
+                .collect()
+        };
+        let mut texts: Vec<&str> = vec![task];
+        texts.extend(missing.iter().map(|&k| views[k]));
+        let mut vectors = embed_checked(embedder, &texts)?.into_iter();
+        let task_vector = vectors.next()?;
+        let mut cache = self.lock();
+        if cache.len() + missing.len() > MAX_CACHED_EMBEDDINGS {
+            cache.clear();
+        }
+        for (&k, vector) in missing.iter().zip(vectors) {
+            cache.insert(keys[k], vector);
+        }
+        let out = keys
+            .iter()
+            .map(|key| cache.get(key).cloned())
+            .collect::<Option<Vec<_>>>()?;
+        Some((task_vector, out))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<(u64, usize), Vec<f32>>> {
+        // Plain data: a panic elsewhere cannot leave it torn.
+        self.vectors.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// Calls the embedder and checks its answer: the right count of vectors, each of the
