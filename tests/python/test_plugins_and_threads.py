@@ -61,12 +61,35 @@ def test_plugins_must_be_usable_as_given():
 
 
 def test_a_language_model_never_breaks_a_query():
-    def complete(prompt):
-        raise RuntimeError("model offline")
+    plain = deepdiscovery.Session(FIXTURES / "locate_app").discover(TASK)
+    for answer in (RuntimeError("model offline"), 42, "no json here", '{"scores": {"1": 9}}'):
 
-    package = deepdiscovery.Session(FIXTURES / "locate_app", llm=complete).discover(TASK)
-    assert package.paths()[0] == "inventory/pricing/currency.py"
-    assert any("language model" in n for n in package.notes), package.notes
+        def complete(prompt, answer=answer):
+            if isinstance(answer, Exception):
+                raise answer
+            return answer
+
+        package = deepdiscovery.Session(FIXTURES / "locate_app", llm=complete).discover(TASK)
+        assert package.paths() == plain.paths(), answer
+        usage = package.budget["llm"]
+        assert usage["calls"] >= 2 and usage["failures"] == usage["calls"], usage
+        assert all("deterministic path kept" in n for n in usage["notes"]), usage
+
+
+def test_a_language_model_in_python_is_asked_and_heard():
+    prompts = []
+
+    def complete(prompt):
+        prompts.append(prompt)
+        if prompt.startswith("You analyse"):
+            return '{"task_type": "bug_fix", "modules": [], "constraints": ["keep EUR rounding"]}'
+        return "{}"
+
+    model = type("Model", (), {"name": "table", "context_window": 16000, "complete": staticmethod(complete)})
+    package = deepdiscovery.Session(FIXTURES / "locate_app", llm=model()).discover(TASK)
+    assert prompts and prompts[0].startswith("You analyse")
+    assert package.to_dict()["constraints"] == ["keep EUR rounding"]
+    assert package.budget["llm"]["model"] == "table"
 
 
 def test_one_session_serves_many_threads_with_the_same_answer():

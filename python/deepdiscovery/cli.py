@@ -1,0 +1,358 @@
+"""The ``deepdiscovery`` command (also ``python -m deepdiscovery``).
+
+Subcommands:
+
+- ``discover TASK``: the context package, as Markdown (for a person) or JSON (for a
+  program: ``package.to_json()``, whose ``files`` array is ranked best first);
+- ``locate TASK``: the Location stage's anchors with their scores and signals;
+- ``eval --tasks FILE --repo-root DIR``: the evaluation protocol of
+  :mod:`deepdiscovery.eval` on a JSONL file of tasks, as a results table;
+- ``version``: the library version.
+
+The task is the ``TASK`` argument, the text of ``--task-file FILE``, or standard input
+when either is ``-``. Exit status: 0 on success, 2 for a usage mistake, 1 when the
+library refuses the input (missing repository, empty task, out-of-range option, ...),
+with ``error: <message>`` on standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Callable, Dict, Optional, Sequence, TextIO
+
+from deepdiscovery import Config, Hints, Session, __version__
+from deepdiscovery.errors import DeepDiscoveryError, RepositoryError, TaskError
+from deepdiscovery.eval import evaluate, load_tasks, repo_root
+
+__all__ = ["main"]
+
+PROG = "deepdiscovery"
+
+
+class _UsageError(Exception):
+    """A mistake in the command line that argparse cannot see (exit status 2)."""
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Runs the command line ``argv`` (``sys.argv[1:]`` when ``None``) and returns its
+    exit status: 0 on success, 1 for an error of the library, 2 for a usage mistake."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse has printed the usage or the help
+        return e.code if isinstance(e.code, int) else 2
+    try:
+        return args.run(args)
+    except _UsageError as e:
+        args.subparser.print_usage(sys.stderr)
+        print(f"{args.subparser.prog}: error: {e}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, without a second error
+        # when Python flushes standard output at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except (DeepDiscoveryError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+
+
+# ---------------------------------------------------------------------------------
+# The parser
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Complete task-level repository context for coding agents.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    discover = _command(
+        commands,
+        "discover",
+        _discover,
+        "print the context package of a task",
+        "Finds the files a task needs and prints them as a budgeted context package.",
+    )
+    _task_options(discover)
+    _query_options(discover)
+    discover.add_argument(
+        "--budget-tokens", type=int, metavar="N", help="token budget of the package (16000)"
+    )
+    discover.add_argument("--max-steps", type=int, metavar="N", help="most expansion steps (64)")
+    discover.add_argument(
+        "--location-only",
+        action="store_true",
+        help="return the anchors only, without following relations",
+    )
+    discover.add_argument(
+        "--format",
+        choices=("markdown", "json"),
+        default="markdown",
+        help="markdown for a person (default), json for a program",
+    )
+    discover.add_argument(
+        "--explain",
+        action="store_true",
+        help="after the markdown, list why each file was included and how the budget "
+        "was spent (ignored with --format json, whose files carry their rationale)",
+    )
+
+    locate = _command(
+        commands,
+        "locate",
+        _locate,
+        "print the anchors of a task",
+        "Runs the Location stage alone and prints the anchors with score and signals.",
+    )
+    _task_options(locate)
+    _query_options(locate)
+    locate.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text for a person (default); json prints the whole Location result",
+    )
+
+    evaluation = _command(
+        commands,
+        "eval",
+        _eval,
+        "score discover on tasks with known gold files",
+        "Runs discover on each task of a JSONL file and prints FRR, recall, precision, "
+        "FRR@k, recall@k, MRR, tokens and time (see deepdiscovery.eval).",
+    )
+    evaluation.add_argument("--tasks", required=True, metavar="FILE", help="JSONL file of tasks")
+    evaluation.add_argument(
+        "--repo-root",
+        required=True,
+        metavar="DIR",
+        help="directory of checkouts: DIR/<id>, else DIR/<owner>+<name>",
+    )
+    evaluation.add_argument("--limit", type=_count, metavar="N", help="only the first N tasks")
+    evaluation.add_argument(
+        "--budget-tokens", type=int, metavar="N", help="token budget of each package (16000)"
+    )
+    evaluation.add_argument("--max-steps", type=int, metavar="N", help="most expansion steps (64)")
+    evaluation.add_argument(
+        "--anchors", type=int, metavar="K", help="how many anchors to select (8)"
+    )
+    evaluation.add_argument("--no-history", action="store_true", help="do not read the git history")
+    evaluation.add_argument(
+        "--json-out", metavar="FILE", help="also write the summary and every record as JSON"
+    )
+    evaluation.add_argument(
+        "--per-task", action="store_true", help="print one row per task before the summary"
+    )
+
+    _command(commands, "version", _version, "print the library version", None)
+    return parser
+
+
+def _command(
+    commands: Any,
+    name: str,
+    run: Callable[[argparse.Namespace], int],
+    summary: str,
+    description: Optional[str],
+) -> argparse.ArgumentParser:
+    sub = commands.add_parser(name, help=summary, description=description or summary)
+    sub.set_defaults(run=run, subparser=sub)
+    return sub
+
+
+def _task_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "task", nargs="?", metavar="TASK", help="the task in plain language (- reads stdin)"
+    )
+    sub.add_argument("--task-file", metavar="FILE", help="read the task from FILE (- reads stdin)")
+    sub.add_argument(
+        "--repo", default=".", metavar="DIR", help="the repository (default: the current directory)"
+    )
+
+
+def _query_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--anchors", type=int, metavar="K", help="how many anchors to select (8)")
+    sub.add_argument(
+        "--no-history",
+        action="store_true",
+        help="do not read the git history (no co-change relations; faster)",
+    )
+    sub.add_argument(
+        "--path",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a file you know the task involves (repeatable)",
+    )
+    sub.add_argument(
+        "--symbol",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a symbol you know the task involves (repeatable)",
+    )
+    sub.add_argument(
+        "--failing-test",
+        action="append",
+        default=[],
+        metavar="TEST",
+        help="a failing test (repeatable)",
+    )
+    sub.add_argument(
+        "--rules", metavar="FILE", help="extra relation rules (TOML, as the built-in rule file)"
+    )
+
+
+def _count(text: str) -> int:
+    """A non-negative int, for argparse."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+# ---------------------------------------------------------------------------------
+# The commands
+
+
+def _discover(args: argparse.Namespace) -> int:
+    task = _read_task(args)
+    session = Session(args.repo, config=_config(args), rules=args.rules)
+    package = session.discover(task, hints=_hints(args))
+    if args.format == "json":
+        _write(sys.stdout, package.to_json())
+        return 0
+    markdown = package.to_markdown()
+    if args.explain:
+        markdown = markdown.rstrip("\n") + "\n\n" + _explanation(package.to_dict())
+    _write(sys.stdout, markdown)
+    return 0
+
+
+def _locate(args: argparse.Namespace) -> int:
+    task = _read_task(args)
+    session = Session(args.repo, config=_config(args), rules=args.rules)
+    location = session.locate(task, hints=_hints(args))
+    if args.format == "json":
+        _write(sys.stdout, json.dumps(location, indent=2, ensure_ascii=False))
+        return 0
+    lines = []
+    for rank, anchor in enumerate(location["anchors"], 1):
+        terms = "  ".join(f"{name} {value:.2f}" for name, value in anchor["terms"].items())
+        lines.append(f"{rank}. {anchor['path']}  score {anchor['score']:.3f}  [{anchor['role']}]")
+        lines.append(f"     {terms}")
+        lines.extend(f"     - {signal}" for signal in anchor["signals"])
+    if not lines:
+        lines.append("no anchor: nothing in the repository matches the task")
+    _write(sys.stdout, "\n".join(lines))
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    if not os.path.isdir(args.repo_root):
+        raise RepositoryError(f"--repo-root {args.repo_root} is not a directory")
+    tasks = load_tasks(args.tasks)
+    if args.limit is not None:
+        tasks = tasks[: args.limit]
+    result = evaluate(
+        tasks, repo_root(args.repo_root), config=_config(args), progress=_progress(sys.stderr)
+    )
+    if args.json_out:
+        with open(args.json_out, "w", encoding="utf-8") as f:
+            json.dump(result.to_dict(), f, indent=2, ensure_ascii=False)
+            f.write("\n")
+    _write(sys.stdout, result.table(per_task=args.per_task))
+    return 0
+
+
+def _version(args: argparse.Namespace) -> int:
+    _write(sys.stdout, f"{PROG} {__version__}")
+    return 0
+
+
+# ---------------------------------------------------------------------------------
+# Helpers
+
+
+def _read_task(args: argparse.Namespace) -> str:
+    """The task from the argument, ``--task-file`` or standard input."""
+    if args.task is not None and args.task_file is not None:
+        raise _UsageError("give the task either as TASK or with --task-file, not both")
+    if args.task is None and args.task_file is None:
+        raise _UsageError("no task: give it as TASK, with --task-file FILE, or as - to read stdin")
+    if args.task == "-" or args.task_file == "-":
+        return sys.stdin.read()
+    if args.task is not None:
+        return args.task
+    try:
+        with open(args.task_file, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        raise TaskError(f"cannot read the task file {args.task_file}: {e.strerror or e}") from None
+
+
+def _config(args: argparse.Namespace) -> Config:
+    """The :class:`Config` of the options given; the core checks their ranges."""
+    changes: Dict[str, Any] = {}
+    for field in ("budget_tokens", "max_steps", "anchors", "location_only"):
+        value = getattr(args, field, None)  # not every command has every option
+        if value is not None and value is not False:
+            changes[field] = value
+    if args.no_history:
+        changes["history"] = False
+    return Config(**changes)
+
+
+def _hints(args: argparse.Namespace) -> Hints:
+    return Hints(
+        paths=tuple(args.path), symbols=tuple(args.symbol), failing_tests=tuple(args.failing_test)
+    )
+
+
+def _explanation(package: Dict[str, Any]) -> str:
+    """Why each file is in the package, and how the budget was spent."""
+    lines = ["## Why these files", ""]
+    for rank, f in enumerate(package.get("files", []), 1):
+        anchor = " · anchor" if f.get("anchor") else ""
+        view = f.get("view", {}).get("kind", "metadata")
+        lines.append(
+            f"{rank}. `{f['path']}` — {f['role']} · score {f['score']:.2f} · "
+            f"{view} · {f.get('tokens', 0)} tokens{anchor}"
+        )
+        lines.extend(f"   - {why}" for why in f.get("rationale", []))
+    budget = package.get("budget", {})
+    lines += [
+        "",
+        f"Budget: {budget.get('used_tokens', 0)} of {budget.get('max_tokens', 0)} tokens, "
+        f"{budget.get('steps', 0)} of {budget.get('max_steps', 0)} steps; "
+        f"stopped: {budget.get('stop', 'unknown')}.",
+    ]
+    lines.extend(f"Note: {note}" for note in package.get("notes", []))
+    return "\n".join(lines)
+
+
+def _progress(stream: TextIO) -> Callable[[int, int, str], None]:
+    """A progress line for :func:`evaluate`: rewritten in place on a terminal, one line
+    per task otherwise (a log)."""
+    in_place = stream.isatty()
+
+    def report(done: int, total: int, task_id: str) -> None:
+        if in_place:
+            stream.write(f"\r\x1b[K[{done}/{total}] {task_id}")
+            if done == total:
+                stream.write("\n")
+        else:
+            stream.write(f"[{done}/{total}] {task_id}\n")
+        stream.flush()
+
+    return report
+
+
+def _write(stream: TextIO, text: str) -> None:
+    stream.write(text if text.endswith("\n") else text + "\n")

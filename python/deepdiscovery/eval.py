@@ -1,0 +1,340 @@
+"""The evaluation protocol of the paper (§IV.C): score ``discover`` against tasks whose
+gold files (the files their fix changed) are known.
+
+>>> from deepdiscovery.eval import evaluate, repo_root
+>>> result = evaluate("tasks.jsonl", repo_for=repo_root("checkouts"))  # doctest: +SKIP
+>>> print(result.table())  # doctest: +SKIP
+
+A task is a dict (one JSON object per line of a JSONL file) with
+
+- ``id``: a name for the task;
+- ``repo``: the repository it comes from (``owner/name``);
+- ``base_commit`` (optional): the commit the task starts from. It is not checked out
+  here: ``repo_for`` must give the repository as it was at that commit;
+- ``task``: the task in plain language;
+- ``gold_files``: the repository-relative paths (``/``-separated) the fix changed;
+- ``gold_new_files`` (optional): the files the fix creates. They are dropped from the
+  gold files, since no retriever can return a file that does not exist yet; a task
+  left with no gold file is skipped (and counted as such).
+
+Metrics, per task and summed up by :meth:`EvalResult.summary`:
+
+- over the returned set (``package.paths()``): FRR (Eq. 10: 1 when every gold file is
+  in the set, else 0), recall and precision (micro: hits, gold files and returned
+  files are summed over the tasks before dividing), and the set's size;
+- over the ranking (``package.ranked_files``): FRR@k and recall@k for k in
+  :data:`CUTOFFS`, and MRR, the reciprocal rank of the best-ranked gold file (0 when
+  no gold file is ranked);
+- cost: the tokens the package uses and the wall-clock milliseconds of the task
+  (opening its session, when ``evaluate`` opens one, and ``discover``).
+
+A task whose run raises is recorded with its error and scored as an empty set and an
+empty ranking; the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+import time
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+
+from deepdiscovery import Config, Session
+from deepdiscovery.errors import ConfigError, RepositoryNotFoundError, TaskError
+
+__all__ = ["CUTOFFS", "EvalResult", "evaluate", "load_tasks", "repo_root"]
+
+#: The cut-offs k of FRR@k and recall@k.
+CUTOFFS = (1, 3, 5, 10, 20)
+
+#: What ``repo_for`` may answer: a directory, an in-memory repository or a session.
+RepoLike = Union[str, "os.PathLike[str]", Mapping[str, str], Session]
+TasksLike = Union[str, "os.PathLike[str]", Iterable[Mapping[str, Any]]]
+
+_REQUIRED = ("id", "repo", "task", "gold_files")
+
+
+def load_tasks(path: Union[str, "os.PathLike[str]"]) -> List[Dict[str, Any]]:
+    """The tasks of a JSONL file, one JSON object per non-blank line, checked as
+    :func:`evaluate` checks them. Raises :class:`TaskError` naming the line at fault."""
+    name = os.fspath(path)
+    try:
+        with open(name, encoding="utf-8") as f:
+            lines = f.readlines()
+    except OSError as e:
+        raise TaskError(f"cannot read the tasks file {name}: {e.strerror or e}") from None
+    tasks = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            task = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise TaskError(f"{name}:{number}: not a JSON object: {e.msg}") from None
+        tasks.append(_checked(task, f"{name}:{number}"))
+    return tasks
+
+
+def repo_root(root: Union[str, "os.PathLike[str]"]) -> Callable[[Mapping[str, Any]], str]:
+    """A ``repo_for`` that finds each task's checkout under the directory ``root``:
+    ``root/<id>`` when it exists, else ``root/<owner>+<name>`` for the task's
+    ``repo`` ``owner/name``. When neither exists it raises
+    :class:`RepositoryNotFoundError` naming both, and that task is scored as an error.
+    """
+    base = os.fspath(root)
+
+    def repo_for(task: Mapping[str, Any]) -> str:
+        candidates = [
+            os.path.join(base, str(task["id"])),
+            os.path.join(base, str(task["repo"]).replace("/", "+")),
+        ]
+        for candidate in candidates:
+            if os.path.isdir(candidate):
+                return candidate
+        raise RepositoryNotFoundError(
+            f"no checkout for task {task['id']}: neither {candidates[0]} nor {candidates[1]} exists"
+        )
+
+    return repo_for
+
+
+def evaluate(
+    tasks: TasksLike,
+    repo_for: Callable[[Mapping[str, Any]], RepoLike],
+    *,
+    config: Optional[Config] = None,
+    progress: Optional[Callable[[int, int, str], None]] = None,
+) -> "EvalResult":
+    """Runs :meth:`Session.discover` on every task and scores the packages.
+
+    ``tasks`` is an iterable of task dicts or the path of a JSONL file of them (see
+    the module's documentation). ``repo_for(task)`` gives the task's repository: a
+    directory, a ``dict`` of files, or a :class:`Session` (reused as given; otherwise
+    each task gets a fresh session). ``config`` is the :class:`Config` of every query
+    (the defaults when ``None``). ``progress(done, total, task_id)`` is called after
+    each task.
+    """
+    if config is not None and not isinstance(config, Config):
+        raise ConfigError(f"config must be a deepdiscovery.Config, got {type(config).__name__}")
+    if isinstance(tasks, (str, os.PathLike)):
+        checked = load_tasks(tasks)
+    else:
+        checked = [_checked(t, f"task {i}") for i, t in enumerate(tasks, 1)]
+    records = []
+    for done, task in enumerate(checked, 1):
+        records.append(_run(task, repo_for, config))
+        if progress is not None:
+            progress(done, len(checked), str(task["id"]))
+    return EvalResult(records)
+
+
+def _checked(task: Any, where: str) -> Dict[str, Any]:
+    """The task as a dict, after checking the fields :func:`evaluate` reads."""
+    if not isinstance(task, Mapping):
+        raise TaskError(f"{where}: a task must be a JSON object, got {type(task).__name__}")
+    missing = [key for key in _REQUIRED if key not in task]
+    if missing:
+        raise TaskError(f"{where}: the task has no {', '.join(missing)}")
+    for key in ("gold_files", "gold_new_files"):
+        value = task.get(key, [])
+        if isinstance(value, str) or not all(isinstance(p, str) for p in value):
+            raise TaskError(f"{where}: {key} must be a list of paths")
+    if not isinstance(task["task"], str):
+        raise TaskError(f"{where}: task must be a string")
+    return dict(task)
+
+
+def _run(
+    task: Dict[str, Any],
+    repo_for: Callable[[Mapping[str, Any]], RepoLike],
+    config: Optional[Config],
+) -> Dict[str, Any]:
+    """One task's record: its gold files, what ``discover`` returned, and its scores."""
+    new = list(dict.fromkeys(task.get("gold_new_files", [])))
+    gold = [p for p in dict.fromkeys(task["gold_files"]) if p not in new]
+    record: Dict[str, Any] = {
+        "id": str(task["id"]),
+        "repo": task["repo"],
+        "base_commit": task.get("base_commit"),
+        "gold": gold,
+        "gold_new": new,
+        "skipped": None,
+        "error": None,
+    }
+    if not gold:
+        record["skipped"] = "no gold file left once the files the fix creates are dropped"
+        return record
+    start = time.perf_counter()
+    try:
+        repo = repo_for(task)
+        session = repo if isinstance(repo, Session) else Session(repo, config=config)
+        package = session.discover(task["task"], config=config)
+    except Exception as e:  # a failed task is scored, not fatal to the run
+        record["error"] = f"{type(e).__name__}: {e}"
+        returned: List[str] = []
+        ranking: List[str] = []
+        tokens = 0
+    else:
+        returned = package.paths()
+        ranking = [f["path"] for f in package.ranked_files]
+        tokens = package.budget.get("used_tokens", 0)
+    record["millis"] = (time.perf_counter() - start) * 1000.0
+    record.update(_scores(gold, returned, ranking))
+    record["tokens"] = tokens
+    return record
+
+
+def _scores(gold: Sequence[str], returned: Sequence[str], ranking: Sequence[str]) -> Dict[str, Any]:
+    """The set and ranking scores of one task (``gold`` is non-empty)."""
+    returned_set = set(returned)
+    hits = sum(1 for p in gold if p in returned_set)
+    rank: Dict[str, int] = {}
+    for i, path in enumerate(ranking, 1):
+        rank.setdefault(path, i)
+    ranks = [rank.get(p) for p in gold]
+    best = min((r for r in ranks if r is not None), default=None)
+    scores: Dict[str, Any] = {
+        "returned": list(returned),
+        "gold_ranks": ranks,
+        "hits": hits,
+        "set_size": len(returned),
+        "frr": int(hits == len(gold)),
+        "recall": hits / len(gold),
+        "precision": hits / len(returned) if returned else None,
+        "rr": 1.0 / best if best is not None else 0.0,
+    }
+    for k in CUTOFFS:
+        within = sum(1 for r in ranks if r is not None and r <= k)
+        scores[f"hits@{k}"] = within
+        scores[f"frr@{k}"] = int(within == len(gold))
+        scores[f"recall@{k}"] = within / len(gold)
+    return scores
+
+
+class EvalResult:
+    """The outcome of :func:`evaluate`: one record per task and their summary.
+
+    A record has ``id``, ``repo``, ``base_commit``, ``gold`` (the gold files scored),
+    ``gold_new`` (the dropped new files), ``skipped`` and ``error`` (a reason or
+    ``None``). A scored record adds ``returned`` (the set, best first), ``gold_ranks``
+    (each gold file's 1-based rank in ``ranked_files``, ``None`` when unranked),
+    ``hits``, ``set_size``, ``frr``, ``recall``, ``precision`` (``None`` for an empty
+    set), ``rr``, ``hits@k``, ``frr@k`` and ``recall@k`` for each k in
+    :data:`CUTOFFS`, ``tokens`` and ``millis``.
+    """
+
+    def __init__(self, records: List[Dict[str, Any]]) -> None:
+        self.records = records
+
+    def summary(self) -> Dict[str, Any]:
+        """The aggregate metrics: counts of ``tasks``, ``scored``, ``skipped`` and
+        ``errors``; then, over the scored tasks, ``frr``, micro ``recall`` and
+        ``precision``, ``mean_set_size``, ``frr@k`` and micro ``recall@k``, ``mrr``,
+        ``mean_tokens``, ``mean_millis`` and ``median_millis``. A metric is ``None``
+        when undefined: no task was scored (or, for ``precision``, none returned a file).
+        """
+        scored = [r for r in self.records if r["skipped"] is None]
+        out: Dict[str, Any] = {
+            "tasks": len(self.records),
+            "scored": len(scored),
+            "skipped": len(self.records) - len(scored),
+            "errors": sum(1 for r in scored if r["error"] is not None),
+        }
+        gold = sum(len(r["gold"]) for r in scored)
+        returned = sum(r["set_size"] for r in scored)
+        hits = sum(r["hits"] for r in scored)
+        out["frr"] = _mean([r["frr"] for r in scored])
+        out["recall"] = hits / gold if gold else None
+        out["precision"] = hits / returned if returned else None
+        out["mean_set_size"] = _mean([r["set_size"] for r in scored])
+        for k in CUTOFFS:
+            out[f"frr@{k}"] = _mean([r[f"frr@{k}"] for r in scored])
+            out[f"recall@{k}"] = sum(r[f"hits@{k}"] for r in scored) / gold if gold else None
+        out["mrr"] = _mean([r["rr"] for r in scored])
+        out["mean_tokens"] = _mean([r["tokens"] for r in scored])
+        out["mean_millis"] = _mean([r["millis"] for r in scored])
+        out["median_millis"] = statistics.median([r["millis"] for r in scored]) if scored else None
+        return out
+
+    def to_dict(self) -> Dict[str, Any]:
+        """``{"summary": ..., "records": [...]}``, ready for ``json.dump``."""
+        return {"summary": self.summary(), "records": self.records}
+
+    def to_dataframe(self) -> Any:
+        """The records as a ``pandas.DataFrame``, one row per task. Needs pandas."""
+        try:
+            import pandas
+        except ImportError as e:
+            raise ImportError(
+                "EvalResult.to_dataframe needs pandas, which is not installed: "
+                "pip install pandas (or use .records, a list of dicts)"
+            ) from e
+        return pandas.DataFrame(self.records)
+
+    def table(self, per_task: bool = False) -> str:
+        """A plain-text table of the summary; with ``per_task``, one row per task
+        before it (the gold files' ranks, FRR, recall, set size, tokens, time, and
+        why a task was skipped or failed)."""
+        lines = []
+        if per_task:
+            lines.extend(_task_table(self.records))
+            lines.append("")
+        summary = self.summary()
+        counts = (
+            f"{summary['tasks']} tasks: {summary['scored']} scored, "
+            f"{summary['skipped']} skipped (no gold file left), {summary['errors']} errors"
+        )
+        rows = [("metric", "value")]
+        for key, value in summary.items():
+            if key not in ("tasks", "scored", "skipped", "errors"):
+                rows.append((key, _cell(value, key)))
+        lines.append(counts)
+        lines.extend(_aligned(rows))
+        return "\n".join(lines)
+
+
+def _task_table(records: List[Dict[str, Any]]) -> List[str]:
+    rows = [("id", "gold ranks", "frr", "recall", "size", "tokens", "ms", "note")]
+    for r in records:
+        if r["skipped"] is not None:
+            rows.append((r["id"], "", "", "", "", "", "", "skipped: " + r["skipped"]))
+            continue
+        ranks = " ".join("-" if rank is None else str(rank) for rank in r["gold_ranks"])
+        rows.append(
+            (
+                r["id"],
+                ranks,
+                str(r["frr"]),
+                f"{r['recall']:.3f}",
+                str(r["set_size"]),
+                str(r["tokens"]),
+                f"{r['millis']:.0f}",
+                "error: " + r["error"] if r["error"] else "",
+            )
+        )
+    return _aligned(rows)
+
+
+def _aligned(rows: List[Sequence[str]]) -> List[str]:
+    """Rows as left-aligned columns under a ruled header."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+
+    def line(row: Sequence[str]) -> str:
+        return "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return [line(rows[0]), rule] + [line(row) for row in rows[1:]]
+
+
+def _cell(value: Optional[float], key: str) -> str:
+    if value is None:
+        return "-"
+    if key in ("mean_tokens", "mean_millis", "median_millis", "mean_set_size"):
+        return f"{value:.1f}"
+    return f"{value:.3f}"
+
+
+def _mean(values: List[float]) -> Optional[float]:
+    return math.fsum(values) / len(values) if values else None
