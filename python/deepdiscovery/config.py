@@ -84,6 +84,10 @@ class Config:
     - Ablations of Table III: ``location_only``, ``no_compression``, ``no_implicit``,
       ``no_metadata_first``, ``no_history``; of Eq. 6: ``no_sem``, ``no_sum``,
       ``no_rule``, ``no_prior``.
+    - With a language model: ``llm_environment`` (environment analysis: task type,
+      modules, constraints), ``llm_summary`` (s_sum of Eq. 6), ``llm_promotion``
+      (the Eq. 8 judgment of borderline files), ``llm_max_calls`` per query (3) and
+      ``llm_max_prompt_tokens`` (6,000). Without a model they do nothing.
 
     Session parameters (used when the config is given to :class:`Session`):
 
@@ -110,6 +114,11 @@ class Config:
     no_sum: bool = False
     no_rule: bool = False
     no_prior: bool = False
+    llm_environment: bool = True
+    llm_summary: bool = True
+    llm_promotion: bool = True
+    llm_max_calls: int = 3
+    llm_max_prompt_tokens: int = 6_000
     history: bool = True
     history_max_commits: int = 500
     history_max_millis: int = 300
@@ -130,6 +139,8 @@ class Config:
         if not (self.preset == "auto" or isinstance(self.preset, Weights)):
             raise ConfigError(f"preset must be 'auto' or Weights, got {self.preset!r}")
         for name in (
+            "llm_max_calls",
+            "llm_max_prompt_tokens",
             "history_max_commits",
             "history_max_millis",
             "history_max_files_per_commit",
@@ -181,6 +192,13 @@ class Config:
                 "no_history": self.no_history,
             },
         }
+        options["llm"] = {
+            "environment": self.llm_environment,
+            "summary": self.llm_summary,
+            "promotion": self.llm_promotion,
+            "max_calls": self.llm_max_calls,
+            "max_prompt_tokens": self.llm_max_prompt_tokens,
+        }
         if hints is not None:
             options["hints"] = hints.to_options()
         return options
@@ -193,6 +211,7 @@ class Config:
             "preset": full["preset"],
             "budget": full["budget"],
             "ablation": full["location_ablation"],
+            "llm": full["llm"],
         }
         if hints is not None:
             options["hints"] = full["hints"]

@@ -53,6 +53,20 @@ def test_round_trip_and_fixed_weights():
         Config.from_dict({"gamma": 1})
 
 
+def test_llm_switches_reach_the_core_options():
+    options = Config(llm_summary=False, llm_max_calls=1).to_options()
+    assert options["llm"] == {
+        "environment": True,
+        "summary": False,
+        "promotion": True,
+        "max_calls": 1,
+        "max_prompt_tokens": 6000,
+    }
+    assert Config().to_locate_options()["llm"]["max_calls"] == 3
+    with pytest.raises(deepdiscovery.ConfigError, match="llm_max_calls"):
+        Config(llm_max_calls=-1)
+
+
 def test_session_options_carry_history_and_rules():
     assert Config(history=False).to_session_options()["history"] is False
     bounded = Config(history_max_commits=20).to_session_options(rules="x")

@@ -112,3 +112,19 @@ def test_one_session_serves_many_threads_with_the_same_answer():
         t.join()
     assert not errors
     assert len(results) == 12 and all(r == expected for r in results)
+
+
+def test_the_llm_switches_and_cap_of_the_config_are_honoured():
+    prompts = []
+
+    def complete(prompt):
+        prompts.append(prompt)
+        return "{}"
+
+    config = deepdiscovery.Config(llm_max_calls=1)
+    package = deepdiscovery.Session(FIXTURES / "locate_app", llm=complete, config=config).discover(TASK)
+    assert len(prompts) == 1 and package.budget["llm"]["refused"] >= 1
+    prompts.clear()
+    off = deepdiscovery.Config(llm_environment=False, llm_summary=False, llm_promotion=False)
+    deepdiscovery.Session(FIXTURES / "locate_app", llm=complete, config=off).discover(TASK)
+    assert prompts == []
