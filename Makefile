@@ -26,13 +26,14 @@ test-rust:
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q "maturin>=1.9.4,<2" "pytest>=7"
+	$(VPY) -m pip install -q "maturin>=1.9.4,<2" "pytest>=7" "mypy>=1.10"
 
 venv: $(VPY)
 
 test-python: $(VPY)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop -q
 	$(VPY) -m pytest -q tests/python
+	$(VPY) -m mypy.stubtest deepdiscovery._native
 
 # The C ABI from C: tests and the example under AddressSanitizer + LeakSanitizer,
 # linked with the static and the shared library (tests/c/Makefile).

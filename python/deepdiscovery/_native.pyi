@@ -1,16 +1,19 @@
 """The native core (Rust, via PyO3). Use the `deepdiscovery` package instead."""
 
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, final
 
+__all__ = ["Session", "schema_version", "version"]
+
+@final
 class Session:
-    def __init__(
-        self,
+    def __new__(
+        cls,
         root: Optional[str] = None,
         config_json: Optional[str] = None,
         files: Optional[Dict[str, str]] = None,
         llm: Optional[Tuple[Callable[[str], str], str, int]] = None,
         embedder: Optional[Tuple[Callable[[List[str]], Any], int]] = None,
-    ) -> None: ...
+    ) -> "Session": ...
     def graph(self) -> Dict[str, List[Tuple[Any, ...]]]: ...
     def locate_json(self, task: str, options_json: Optional[str] = None) -> str: ...
     def discover_json(self, task: str, options_json: Optional[str] = None) -> Tuple[str, str]: ...

@@ -128,3 +128,34 @@ def test_the_llm_switches_and_cap_of_the_config_are_honoured():
     off = deepdiscovery.Config(llm_environment=False, llm_summary=False, llm_promotion=False)
     deepdiscovery.Session(FIXTURES / "locate_app", llm=complete, config=off).discover(TASK)
     assert prompts == []
+
+
+def test_other_python_threads_run_while_a_discover_is_in_progress(tmp_path):
+    # A repository big enough that discover takes a while (graph of every file).
+    for i in range(400):
+        package = tmp_path / f"pkg{i % 20}"
+        package.mkdir(exist_ok=True)
+        (package / f"mod{i}.py").write_text(
+            f"from pkg{(i + 1) % 20}.mod{(i + 1) % 400} import f{(i + 1) % 400}\n\n"
+            + "".join(f"def f{i}_{k}(x):\n    return x + {k}\n\n" for k in range(30))
+            + f"def f{i}(x):\n    return f{i}_0(x)\n"
+        )
+    session = deepdiscovery.Session(tmp_path)
+    started = threading.Event()
+    done = threading.Event()
+
+    def work():
+        started.set()
+        session.discover("f17 returns the wrong value in mod17")
+        done.set()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    started.wait()
+    ticks = 0
+    while not done.is_set():
+        ticks += 1
+    thread.join()
+    # With the GIL held for the whole query this loop could not run at all while it
+    # lasted; released, it spins freely.
+    assert ticks > 1000, ticks
