@@ -35,6 +35,7 @@ from deepdiscovery.errors import (
     TaskError,
 )
 from deepdiscovery.package import ContextFile, ContextPackage, FileView, Span
+from deepdiscovery.plugins import sync_llm
 
 __version__: str = _native.version()
 #: The ``schema_version`` of the package JSON this library writes.
@@ -74,9 +75,11 @@ def version() -> str:
 
 def _llm_spec(llm: Any) -> Optional[Tuple[Callable[[str], str], str, int]]:
     """``(complete, name, context_window)`` from a callable or an object with
-    ``complete(prompt)`` (and optionally ``name`` and ``context_window``)."""
+    ``complete(prompt)`` (and optionally ``name`` and ``context_window``); an async
+    one is run to its end at each call (:func:`deepdiscovery.plugins.sync_llm`)."""
     if llm is None:
         return None
+    llm = sync_llm(llm)
     complete = getattr(llm, "complete", None) or (llm if callable(llm) else None)
     if not callable(complete):
         raise PluginError("llm must be callable, or have a complete(prompt) method")
@@ -85,6 +88,16 @@ def _llm_spec(llm: Any) -> Optional[Tuple[Callable[[str], str], str, int]]:
     if not isinstance(window, int) or isinstance(window, bool) or window <= 0:
         raise PluginError("llm.context_window must be a positive int")
     return complete, str(name), window
+
+
+def _as_float_lists(vectors: Any) -> Any:
+    """An embedder's answer with numpy arrays (anything with ``tolist()``), as a whole
+    or row by row, turned into lists; any other answer as it is."""
+    if hasattr(vectors, "tolist"):
+        return vectors.tolist()
+    if isinstance(vectors, (list, tuple)):
+        return [row.tolist() if hasattr(row, "tolist") else row for row in vectors]
+    return vectors
 
 
 def _embedder_spec(embedder: Any) -> Optional[Tuple[Callable[[List[str]], Any], int]]:
@@ -98,7 +111,7 @@ def _embedder_spec(embedder: Any) -> Optional[Tuple[Callable[[List[str]], Any], 
     dimension = getattr(embedder, "dimension", None)
     if not isinstance(dimension, int) or isinstance(dimension, bool) or dimension <= 0:
         raise PluginError("embedder.dimension must be a positive int")
-    return embed, dimension
+    return (lambda texts: _as_float_lists(embed(texts))), dimension
 
 
 class Session:
