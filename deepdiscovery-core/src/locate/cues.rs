@@ -1358,7 +1358,7 @@ fn split_inline(line: &str) -> (String, Vec<&str>) {
 }
 
 /// Removes `<!-- … -->` comments (issue templates); an unclosed `<!--` is dropped alone.
-fn strip_html_comments(text: &str) -> String {
+pub fn strip_html_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("<!--") {

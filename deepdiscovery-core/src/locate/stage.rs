@@ -56,9 +56,13 @@ pub(crate) fn run(
         .collect();
     let read = |path: &str| session.read_text(path);
     let environment = Environment::infer(&listed, &read);
-    let mut task_type = task_type::classify(&task.text);
+    // What the author wrote: issue templates' HTML comments ("this template applies to
+    // bug reports, feature proposals and documentation requests…") are not the task.
+    let text = cues::strip_html_comments(&task.text);
+    let text = text.as_str();
+    let mut task_type = task_type::classify(text);
     // With a language model: its reading of the task type, modules and constraints.
-    let judgment = llm.and_then(|llm| assist::environment(llm, &task.text, &environment));
+    let judgment = llm.and_then(|llm| assist::environment(llm, text, &environment));
     let judgment = judgment.unwrap_or_default();
     if let Some(judged) = judgment.task_type {
         task_type = (judged, assist::JUDGED_TYPE_CONFIDENCE);
@@ -67,7 +71,7 @@ pub(crate) fn run(
     // Cues from the text and from the caller's hints.
     let mut all_cues = cues::extract(&task.text);
     all_cues.extend(hint_cues(task));
-    let query = build_query(&task.text, &all_cues);
+    let query = build_query(text, &all_cues);
     let paths: Vec<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
     let view = lexical::scan(&query, &paths, &read);
 
@@ -81,7 +85,7 @@ pub(crate) fn run(
         .filter(|r| r.files.len() <= MAX_CUE_FILES)
         .collect();
 
-    let mut scope = environment.module_scope(&task.text);
+    let mut scope = environment.module_scope(text);
     for &module in &judgment.modules {
         match scope.iter_mut().find(|(m, _)| *m == module) {
             Some(entry) => entry.1 = entry.1.max(JUDGED_MODULE_SCOPE),
@@ -137,7 +141,7 @@ pub(crate) fn run(
             evidence[i].push((strength, what));
         }
     }
-    let named = stems_in_task(&artifacts, &task.text, &all_cues, &mut evidence);
+    let named = stems_in_task(&artifacts, text, &all_cues, &mut evidence);
     name_templates(&artifacts, &query, &named, &mut evidence);
     // The repository's past: co-change with strongly cued files.
     if !config.ablation.no_history
@@ -217,7 +221,7 @@ pub(crate) fn run(
     {
         let views: Vec<String> = candidates.iter().map(|&i| view_of(i)).collect();
         let views: Vec<&str> = views.iter().map(String::as_str).collect();
-        match session.embeddings().embed(embedder, &task.text, &views) {
+        match session.embeddings().embed(embedder, text, &views) {
             Some((task_vector, vectors)) => {
                 for (k, &i) in candidates.iter().enumerate() {
                     let similarity = crate::plugins::cosine01(&task_vector, &vectors[k]);
@@ -239,7 +243,7 @@ pub(crate) fn run(
             .take(assist::SUMMARY_CANDIDATES)
             .map(|&i| (i, view_of(i)))
             .collect();
-        let judged = assist::summary(llm, &task.text, &top);
+        let judged = assist::summary(llm, text, &top);
         if !judged.is_empty() {
             for (i, alignment) in judged {
                 terms[i].sum = alignment;
