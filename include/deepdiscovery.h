@@ -218,7 +218,7 @@ void dd_session_free(dd_session *session);
  * into the library with the same session. `user_data` must stay valid until
  * `dd_session_free`. A call that returns NULL or a string that is not UTF-8 counts
  * as a failed call: the query goes on without the model (its deterministic path)
- * and says so in the result's `notes`.
+ * and says so in the package's `budget.llm` (calls, failures, notes).
  *
  * Waits for queries running on the session to finish.
  *

@@ -237,6 +237,21 @@ static char *llm_returns_null(void *user_data, const char *prompt) {
   return NULL;
 }
 
+/* A model that reads the environment-analysis prompt and answers it (the library
+   frees the answer with free()). */
+static char *llm_answers(void *user_data, const char *prompt) {
+  static const char ANSWER[] =
+      "{\"task_type\": \"bug_fix\", \"modules\": [], \"constraints\": [\"keep rounding\"]}";
+  const char *answer = strncmp(prompt, "You analyse", 11) == 0 ? ANSWER : "{}";
+  char *out;
+  count(user_data);
+  out = malloc(strlen(answer) + 1);
+  if (out != NULL) {
+    memcpy(out, answer, strlen(answer) + 1);
+  }
+  return out;
+}
+
 static int embed_fails(void *user_data, const char *const *texts, size_t n, float *out,
                        size_t dimension) {
   (void)texts, (void)n, (void)out, (void)dimension;
@@ -319,6 +334,25 @@ static void test_plugins(const char *repo) {
   dd_status status = dd_session_set_embedder(session, 0, embed_letters, &embeds, &error);
   check_failure("an embedder of dimension 0", status, DD_STATUS_INVALID_CONFIG, NULL, error,
                 "dimension");
+  dd_session_free(session);
+
+  /* A model that answers: its reading of the task reaches the package. */
+  calls.calls = 0;
+  CHECK(dd_session_open(repo, NULL, &session, &error) == DD_STATUS_OK);
+  CHECK(dd_session_set_llm(session, "c-model", 8192, llm_answers, &calls, &error) ==
+        DD_STATUS_OK);
+  package = discover(session, "{\"llm\": {\"max_calls\": 2}}");
+  CHECK(calls.calls == 2);
+  {
+    char constraint[64] = "";
+    const char *llm = jm_get(jm_get(package, "budget"), "llm");
+    CHECK(jm_string(jm_first(jm_get(package, "constraints")), constraint, sizeof constraint));
+    CHECK(strcmp(constraint, "keep rounding") == 0);
+    CHECK(llm != NULL && atoi(jm_get(llm, "calls")) == 2 && atoi(jm_get(llm, "refused")) >= 1);
+  }
+  printf("  ok: %-34s -> %d call(s), constraint in the package\n", "a language model answering",
+         calls.calls);
+  dd_string_free(package);
   dd_session_free(session);
 }
 
