@@ -7,7 +7,7 @@
 //! model: it is asked only where its answer can change the view.
 
 use super::package::PackageFile;
-use crate::plugins::{LlmCaller, PROMOTION_PROMPT, data_block, numbered, render};
+use crate::plugins::{LlmCaller, PROMOTION_PROMPT, numbered, numbered_prompt};
 
 /// Distance from κ within which the model is asked.
 pub const BORDERLINE: f32 = 0.15;
@@ -15,8 +15,6 @@ pub const BORDERLINE: f32 = 0.15;
 pub const MAX_JUDGED: usize = 12;
 /// `modified` when the model says "likely modified", and when it says not.
 const JUDGED_MODIFIED: (f32, f32) = (0.95, 0.1);
-/// Share of the prompt budget for the task text.
-const TASK_SHARE: f32 = 0.3;
 
 /// What the model said of one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,27 +40,11 @@ pub(super) fn promotion(llm: &LlmCaller<'_>, task: &str, kappa: f32, files: &mut
     if borderline.is_empty() {
         return;
     }
-    let budget = llm.prompt_budget();
-    let task_budget = (budget as f32 * TASK_SHARE) as usize;
-    let per_file = budget.saturating_sub(task_budget + 300) / borderline.len();
-    let blocks: Vec<String> = borderline
+    let cards: Vec<String> = borderline
         .iter()
-        .enumerate()
-        .map(|(k, &i)| {
-            data_block(
-                &format!("file {}", k + 1),
-                &format!("path: {}\n{}", files[i].path, files[i].view.card().render()),
-                per_file,
-            )
-        })
+        .map(|&i| format!("path: {}\n{}", files[i].path, files[i].view.card().render()))
         .collect();
-    let prompt = render(
-        PROMOTION_PROMPT,
-        &[
-            ("task", &data_block("task", task, task_budget)),
-            ("candidates", &blocks.join("\n\n")),
-        ],
-    );
+    let prompt = numbered_prompt(PROMOTION_PROMPT, llm.prompt_budget(), task, &cards);
     let Some(answer) = llm.ask(PURPOSE, &prompt) else {
         return;
     };

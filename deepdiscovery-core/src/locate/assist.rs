@@ -12,7 +12,8 @@
 use super::environment::Environment;
 use super::task_type::TaskType;
 use crate::plugins::{
-    ENVIRONMENT_PROMPT, LlmCaller, SUMMARY_PROMPT, data_block, numbered, render, unit_number,
+    ENVIRONMENT_PROMPT, LlmCaller, SUMMARY_PROMPT, TASK_SHARE, data_block, numbered,
+    numbered_prompt, render, unit_number,
 };
 
 /// Candidates whose alignment the model scores (one call).
@@ -22,8 +23,6 @@ pub const JUDGED_TYPE_CONFIDENCE: f32 = 0.9;
 /// Constraints kept at most, and their length.
 const MAX_CONSTRAINTS: usize = 3;
 const MAX_CONSTRAINT_CHARS: usize = 200;
-/// Share of the prompt budget for the task text.
-const TASK_SHARE: f32 = 0.3;
 
 /// What the model said about the task and the repository.
 #[derive(Debug, Default, PartialEq)]
@@ -160,21 +159,8 @@ pub(super) fn summary(
     if !llm.use_.summary || candidates.is_empty() {
         return Vec::new();
     }
-    let budget = llm.prompt_budget();
-    let task_budget = (budget as f32 * TASK_SHARE) as usize;
-    let per_file = budget.saturating_sub(task_budget + 300) / candidates.len();
-    let blocks: Vec<String> = candidates
-        .iter()
-        .enumerate()
-        .map(|(k, (_, view))| data_block(&format!("file {}", k + 1), view, per_file))
-        .collect();
-    let prompt = render(
-        SUMMARY_PROMPT,
-        &[
-            ("task", &data_block("task", task, task_budget)),
-            ("candidates", &blocks.join("\n\n")),
-        ],
-    );
+    let views: Vec<String> = candidates.iter().map(|(_, view)| view.clone()).collect();
+    let prompt = numbered_prompt(SUMMARY_PROMPT, llm.prompt_budget(), task, &views);
     let Some(answer) = llm.ask(PURPOSE, &prompt) else {
         return Vec::new();
     };

@@ -208,6 +208,31 @@ pub fn first_json_object(text: &str) -> Option<Map<String, Value>> {
     })
 }
 
+/// Share of a prompt's budget given to the task text.
+pub const TASK_SHARE: f32 = 0.3;
+/// Tokens of a prompt's budget kept for the template's own instructions.
+const TEMPLATE_RESERVE: usize = 300;
+
+/// A prompt over numbered files: `template` with `{{task}}` filled by the task's data
+/// block and `{{candidates}}` by one block per item (`file 1`, `file 2`, …), the items
+/// sharing what the task and the template leave of `budget`.
+pub fn numbered_prompt(template: &str, budget: usize, task: &str, items: &[String]) -> String {
+    let task_budget = (budget as f32 * TASK_SHARE) as usize;
+    let per_item = budget.saturating_sub(task_budget + TEMPLATE_RESERVE) / items.len().max(1);
+    let blocks: Vec<String> = items
+        .iter()
+        .enumerate()
+        .map(|(k, item)| data_block(&format!("file {}", k + 1), item, per_item))
+        .collect();
+    render(
+        template,
+        &[
+            ("task", &data_block("task", task, task_budget)),
+            ("candidates", &blocks.join("\n\n")),
+        ],
+    )
+}
+
 /// Fills `{{name}}` placeholders of a prompt template.
 pub fn render(template: &str, values: &[(&str, &str)]) -> String {
     let mut out = template.to_string();

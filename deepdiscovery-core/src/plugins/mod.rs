@@ -10,7 +10,9 @@ mod llm;
 pub use llm::{
     ENVIRONMENT_PROMPT, LlmUsage, LlmUse, PROMOTION_PROMPT, SUMMARY_PROMPT, first_json_object,
 };
-pub(crate) use llm::{LlmCaller, data_block, numbered, render, unit_number};
+pub(crate) use llm::{
+    LlmCaller, TASK_SHARE, data_block, numbered, numbered_prompt, render, unit_number,
+};
 
 use crate::Result;
 
