@@ -7,6 +7,8 @@ Subcommands:
 - ``locate TASK``: the Location stage's anchors with their scores and signals;
 - ``eval --tasks FILE --repo-root DIR``: the evaluation protocol of
   :mod:`deepdiscovery.eval` on a JSONL file of tasks, as a results table;
+- ``mcp [--repo DIR]``: a Model Context Protocol server over standard input and output
+  (:mod:`deepdiscovery.mcp_server`; needs the ``mcp`` extra);
 - ``version``: the library version.
 
 The task is the ``TASK`` argument, the text of ``--task-file FILE``, or standard input
@@ -18,6 +20,7 @@ with ``error: <message>`` on standard error.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import os
 import sys
@@ -27,9 +30,11 @@ from deepdiscovery import Config, Hints, Session, __version__
 from deepdiscovery.errors import DeepDiscoveryError, RepositoryError, TaskError
 from deepdiscovery.eval import evaluate, load_tasks, repo_root
 
-__all__ = ["main"]
+__all__ = ["format_anchors", "main"]
 
 PROG = "deepdiscovery"
+#: What ``deepdiscovery.mcp_server`` imports from the ``mcp`` extra: the SDK and what it brings.
+_MCP_EXTRA = {"mcp", "anyio", "pydantic"}
 
 
 class _UsageError(Exception):
@@ -150,6 +155,19 @@ def _parser() -> argparse.ArgumentParser:
         "--per-task", action="store_true", help="print one row per task before the summary"
     )
 
+    mcp = _command(
+        commands,
+        "mcp",
+        _mcp,
+        "serve a repository to coding agents over MCP (stdio)",
+        "Runs a Model Context Protocol server over standard input and output with the "
+        "tools discover, locate, related and explain on one repository (needs the mcp "
+        'extra: pip install "deepdiscovery[mcp]"; see docs/mcp.md).',
+    )
+    mcp.add_argument(
+        "--repo", default=".", metavar="DIR", help="the repository (default: the current directory)"
+    )
+
     _command(commands, "version", _version, "print the library version", None)
     return parser
 
@@ -242,15 +260,7 @@ def _locate(args: argparse.Namespace) -> int:
     if args.format == "json":
         _write(sys.stdout, json.dumps(location, indent=2, ensure_ascii=False))
         return 0
-    lines = []
-    for rank, anchor in enumerate(location["anchors"], 1):
-        terms = "  ".join(f"{name} {value:.2f}" for name, value in anchor["terms"].items())
-        lines.append(f"{rank}. {anchor['path']}  score {anchor['score']:.3f}  [{anchor['role']}]")
-        lines.append(f"     {terms}")
-        lines.extend(f"     - {signal}" for signal in anchor["signals"])
-    if not lines:
-        lines.append("no anchor: nothing in the repository matches the task")
-    _write(sys.stdout, "\n".join(lines))
+    _write(sys.stdout, format_anchors(location))
     return 0
 
 
@@ -269,6 +279,29 @@ def _eval(args: argparse.Namespace) -> int:
             f.write("\n")
     _write(sys.stdout, result.table(per_task=args.per_task))
     return 0
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    try:
+        from deepdiscovery import mcp_server
+    except ImportError as e:
+        if (e.name or "").split(".")[0] not in _MCP_EXTRA:
+            raise
+        print(f"error: {_no_mcp_sdk()}", file=sys.stderr)
+        return 1
+    return mcp_server.serve(args.repo)
+
+
+def _no_mcp_sdk() -> str:
+    """What to do when the MCP Python SDK (2.x) cannot be imported."""
+    try:
+        found = f" (found mcp {importlib.metadata.version('mcp')})"
+    except importlib.metadata.PackageNotFoundError:
+        found = ""
+    return (
+        f"deepdiscovery mcp needs the MCP Python SDK 2.x{found}, on Python 3.10 or newer: "
+        'pip install "deepdiscovery[mcp]"'
+    )
 
 
 def _version(args: argparse.Namespace) -> int:
@@ -334,6 +367,20 @@ def _explanation(package: Dict[str, Any]) -> str:
         f"stopped: {budget.get('stop', 'unknown')}.",
     ]
     lines.extend(f"Note: {note}" for note in package.get("notes", []))
+    return "\n".join(lines)
+
+
+def format_anchors(location: Dict[str, Any]) -> str:
+    """The anchors of a Location result, one block each: rank, path, score and role, the
+    terms of the score, and the signals that matched."""
+    lines = []
+    for rank, anchor in enumerate(location["anchors"], 1):
+        terms = "  ".join(f"{name} {value:.2f}" for name, value in anchor["terms"].items())
+        lines.append(f"{rank}. {anchor['path']}  score {anchor['score']:.3f}  [{anchor['role']}]")
+        lines.append(f"     {terms}")
+        lines.extend(f"     - {signal}" for signal in anchor["signals"])
+    if not lines:
+        lines.append("no anchor: nothing in the repository matches the task")
     return "\n".join(lines)
 
 

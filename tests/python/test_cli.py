@@ -312,3 +312,15 @@ def test_python_dash_m_runs_the_command(tmp_path):
         [sys.executable, "-m", "deepdiscovery"], capture_output=True, text=True, check=False
     )
     assert usage.returncode == 2 and "usage: deepdiscovery" in usage.stderr
+
+
+def test_mcp_without_the_sdk_says_what_to_install(capsys, monkeypatch):
+    extra = {"mcp", "anyio", "pydantic"}  # what the mcp extra installs
+    for name in [n for n in sys.modules if n.split(".")[0] in extra] or sorted(extra):
+        monkeypatch.setitem(sys.modules, name, None)  # importing them fails
+    monkeypatch.delitem(sys.modules, "deepdiscovery.mcp_server", raising=False)
+    monkeypatch.delattr(deepdiscovery, "mcp_server", raising=False)
+    code, out, err = run(capsys, "mcp", "--repo", REPO)
+    assert code == 1 and out == ""
+    assert err.startswith("error: deepdiscovery mcp needs the MCP Python SDK 2.x")
+    assert err.rstrip().endswith('pip install "deepdiscovery[mcp]"') and err.count("\n") == 1
