@@ -80,7 +80,7 @@ impl PySession {
         embedder: Option<(Py<PyAny>, usize)>,
     ) -> PyResult<Self> {
         let config = options::session_options(config_json).map_err(|e| options_to_py(py, e))?;
-        let session = match (root, files) {
+        let mut session = match (root, files) {
             (Some(root), None) => py.detach(|| Session::open(root)),
             (None, Some(files)) => MemorySource::from_files(files).map(Session::new),
             _ => {
@@ -94,7 +94,6 @@ impl PySession {
         }
         .and_then(|s| config.apply(s))
         .map_err(|e| to_py(py, e))?;
-        let mut session = session;
         if let Some((complete, name, window)) = llm {
             session =
                 session.with_language_model(Arc::new(PyLanguageModel::new(complete, name, window)));

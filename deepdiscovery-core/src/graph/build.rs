@@ -107,10 +107,10 @@ pub fn build_graph(input: &GraphInput, rules: &[&dyn RelationRule]) -> RepoGraph
             edges.push((a, b, data));
         }
     }
-    let history = input.history.as_deref().map(|history| {
+    let history = input.history.as_ref().map(|history| {
         let (co_change, per_file) = cochange::edges(history, &input.artifacts, &positions);
         edges.extend(co_change);
-        (history.head.clone(), per_file)
+        (Arc::clone(history), per_file)
     });
     let nodes = input
         .artifacts
@@ -123,7 +123,7 @@ pub fn build_graph(input: &GraphInput, rules: &[&dyn RelationRule]) -> RepoGraph
         .collect();
     let graph = RepoGraph::from_parts(nodes, merge(edges), modules);
     match history {
-        Some((head, per_file)) => graph.with_history(head, per_file),
+        Some((history, per_file)) => graph.with_history(history, per_file),
         None => graph,
     }
 }

@@ -20,6 +20,7 @@ pub use cochange::{
 pub use organization::is_module_manifest;
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -27,6 +28,7 @@ use petgraph::visit::EdgeRef;
 use serde::Serialize;
 
 use crate::artifact::{Language, Role};
+use crate::source::History;
 
 /// The kind of a relation between two artifacts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -196,8 +198,8 @@ pub struct RepoGraph {
     modules: HashMap<String, String>,
     /// Per node (same index), its history signals, when the history touched it.
     history: Vec<Option<FileHistory>>,
-    /// The HEAD the history was read from, when there was one.
-    history_head: Option<String>,
+    /// The history the graph was built with, when there was one.
+    commits: Option<Arc<History>>,
 }
 
 impl RepoGraph {
@@ -225,19 +227,19 @@ impl RepoGraph {
             by_path,
             modules,
             history: Vec::new(),
-            history_head: None,
+            commits: None,
         }
     }
 
-    /// Attaches the per-file history signals (indexed like the nodes) and the HEAD
-    /// they were read from.
+    /// Attaches the history the graph was built with and its per-file signals
+    /// (indexed like the nodes).
     pub(crate) fn with_history(
         mut self,
-        head: String,
+        history: Arc<History>,
         per_file: Vec<Option<FileHistory>>,
     ) -> RepoGraph {
         self.history = per_file;
-        self.history_head = Some(head);
+        self.commits = Some(history);
         self
     }
 
@@ -311,7 +313,13 @@ impl RepoGraph {
 
     /// The HEAD commit whose history the graph was built with, if any.
     pub fn history_head(&self) -> Option<&str> {
-        self.history_head.as_deref()
+        self.commits.as_deref().map(|h| h.head.as_str())
+    }
+
+    /// The history (ancestors of HEAD) the graph was built with, if any: the same one
+    /// [`crate::Session::history`] gives for that HEAD, without asking git again.
+    pub fn history(&self) -> Option<&History> {
+        self.commits.as_deref()
     }
 
     /// The manifest of the build module `path` belongs to (`pkg/go.mod`), if any.

@@ -200,10 +200,11 @@ pub(super) fn run(
     {
         super::judge::promotion(llm, &task.text, config.kappa, &mut candidates);
     }
+    // The history the graph was built with: no second trip to git.
     let past = if config.ablation.no_history {
         None
     } else {
-        session.history()?
+        graph.history()
     };
     fit_to_budget(
         &mut package,
@@ -212,7 +213,7 @@ pub(super) fn run(
         config,
         &cards,
         session,
-        past.as_deref(),
+        past,
     );
     package.ranked_files = ranked_files(&ordered, &package, &location, &normalized);
     package.budget.llm = llm.map(|c| c.usage());
