@@ -181,6 +181,15 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
                 checkouts_given = true;
             }
             "--with-history" => o.with_history = true,
+            "--full-graph" => o.config.full_graph = true,
+            "--scope-rounds" => o.config.scope.rounds = parse_count(&flag, &value()?)?,
+            "--scope-per-round" => o.config.scope.per_round = parse_count(&flag, &value()?)?,
+            "--scope-max-name-files" => {
+                o.config.scope.max_name_files = parse_count(&flag, &value()?)?
+            }
+            "--scope-names-per-file" => {
+                o.config.scope.max_names_per_file = parse_count(&flag, &value()?)?
+            }
             "--no-history-cues" => o.config.location_ablation.no_history = true,
             "--no-history" => {
                 o.config.ablation.no_history = true;

@@ -22,6 +22,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::infer::ScopeLimits;
 use crate::locate::{Ablation, LocateConfig, Preset, Weights};
 use crate::plugins::LlmUse;
 use crate::source::HistoryOptions;
@@ -136,10 +137,11 @@ fn history(value: &Value, at: &str) -> Result<Option<HistoryOptions>, Failure> {
 /// Parses the options of a `discover` call into the configuration and the task
 /// hints. Keys: `anchors`, `preset` (`"auto"` or `{"fixed": {sem, sum, rule,
 /// prior}}`), `location_ablation`, `budget` (`max_tokens`, `max_steps`,
-/// `location_share`), `tau`, `kappa`, `patience`, `ablation` (`location_only`,
+/// `location_share`, `max_files`), `tau`, `kappa`, `patience`, `ablation` (`location_only`,
 /// `no_compression`, `no_implicit`, `no_metadata_first`, `no_history`), `llm`
-/// (`environment`, `summary`, `promotion`, `max_calls`, `max_prompt_tokens`), `hints`
-/// (`paths`, `symbols`, `failing_tests`). The configuration is validated.
+/// (`environment`, `summary`, `promotion`, `max_calls`, `max_prompt_tokens`),
+/// `full_graph`, `scope` (`rounds`, `per_round`, `max_name_files`,
+/// `max_names_per_file`), `hints` (`paths`, `symbols`, `failing_tests`). The configuration is validated.
 ///
 /// # Errors
 /// [`OptionsError`] naming the key at fault.
@@ -158,6 +160,8 @@ pub fn discover_options(text: Option<&str>) -> Result<(DiscoverConfig, Hints), F
             "patience",
             "ablation",
             "llm",
+            "full_graph",
+            "scope",
             "hints",
         ],
     )?;
@@ -177,6 +181,8 @@ pub fn discover_options(text: Option<&str>) -> Result<(DiscoverConfig, Hints), F
         obj.with("ablation", discover_ablation)?,
     );
     set(&mut config.llm, obj.with("llm", llm_use)?);
+    set(&mut config.full_graph, obj.bool("full_graph")?);
+    set(&mut config.scope, obj.with("scope", scope_limits)?);
     let hints = obj.with("hints", hints)?.unwrap_or_default();
     config.validate().map_err(invalid)?;
     Ok((config, hints))
@@ -415,16 +421,39 @@ fn llm_use(value: &Value, at: &str) -> Result<LlmUse, Failure> {
     Ok(llm)
 }
 
+fn scope_limits(value: &Value, at: &str) -> Result<ScopeLimits, Failure> {
+    let obj = Obj::new(
+        object(value, at)?,
+        at,
+        &[
+            "rounds",
+            "per_round",
+            "max_name_files",
+            "max_names_per_file",
+        ],
+    )?;
+    let mut limits = ScopeLimits::default();
+    set(&mut limits.rounds, obj.usize("rounds")?);
+    set(&mut limits.per_round, obj.usize("per_round")?);
+    set(&mut limits.max_name_files, obj.usize("max_name_files")?);
+    set(
+        &mut limits.max_names_per_file,
+        obj.usize("max_names_per_file")?,
+    );
+    Ok(limits)
+}
+
 fn budget(value: &Value, at: &str) -> Result<Budget, Failure> {
     let obj = Obj::new(
         object(value, at)?,
         at,
-        &["max_tokens", "max_steps", "location_share"],
+        &["max_tokens", "max_steps", "location_share", "max_files"],
     )?;
     let mut budget = Budget::default();
     set(&mut budget.max_tokens, obj.usize("max_tokens")?);
     set(&mut budget.max_steps, obj.usize("max_steps")?);
     set(&mut budget.location_share, obj.f32("location_share")?);
+    set(&mut budget.max_files, obj.usize("max_files")?);
     Ok(budget)
 }
 
@@ -514,6 +543,8 @@ mod tests {
         config.budget.location_share = 0.3;
         config.location_ablation.no_prior = true;
         config.ablation.no_implicit = true;
+        config.full_graph = true;
+        config.scope.per_round = 10;
         for config in [DiscoverConfig::default(), config] {
             let json = serde_json::to_string(&config).unwrap();
             assert_eq!(discover_options(Some(&json)).unwrap().0, config, "{json}");

@@ -75,7 +75,33 @@ struct State {
     graph: Option<(u64, Arc<RepoGraph>)>,
     /// The history of the HEAD it was read at (`None` when that read found none).
     history: Option<(String, Option<Arc<History>>)>,
+    /// Per-file results of the passes over every file, by kind of pass.
+    memos: HashMap<&'static str, Memo>,
     stats: SessionStats,
+}
+
+/// What one kind of pass over every file gave each file, for the last key it ran
+/// with: a query that repeats the key (the same task asked again after edits)
+/// re-reads only the files that changed.
+#[derive(Default)]
+struct Memo {
+    key: u64,
+    files: HashMap<String, MemoEntry>,
+}
+
+struct MemoEntry {
+    entry: Entry,
+    read_at_ns: u128,
+    value: Arc<dyn std::any::Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for Memo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Memo")
+            .field("key", &self.key)
+            .field("files", &self.files.len())
+            .finish()
+    }
 }
 
 /// What the session did since its last listing: how much was listed, parsed, reused
@@ -284,8 +310,80 @@ impl Session {
     pub fn facts_for(&self, paths: &[&str]) -> Result<Vec<(String, Arc<Facts>)>> {
         let mut state = lock(&self.state);
         self.refresh(&mut state)?;
+        Ok(self.facts_in(&mut state, paths))
+    }
+
+    /// [`Session::facts_for`] against the listing the query started with (no new
+    /// listing): for the later stages of one query.
+    pub(crate) fn facts_listed(&self, paths: &[&str]) -> Vec<(String, Arc<Facts>)> {
+        let mut state = lock(&self.state);
+        self.facts_in(&mut state, paths)
+    }
+
+    /// Runs `scan` over the bytes of every file of `paths` (an unreadable file gives
+    /// empty bytes), in parallel, in the order given. Results are kept per file for
+    /// the last `key` of this `kind`: with the same key, a file whose listing entry
+    /// proves it unchanged is not read again. `scan` must depend on the path, the
+    /// bytes and the key alone.
+    pub(crate) fn scan_files<V>(
+        &self,
+        kind: &'static str,
+        key: u64,
+        paths: &[&str],
+        scan: &(dyn Fn(&str, &[u8]) -> V + Sync),
+    ) -> Vec<V>
+    where
+        V: Clone + Send + Sync + 'static,
+    {
+        let mut state = lock(&self.state);
+        let memo = state.memos.remove(kind).filter(|m| m.key == key);
+        let previous = memo.map(|m| m.files).unwrap_or_default();
+        let now = now_ns();
+        let results: Vec<(V, Option<(Entry, bool)>)> = paths
+            .par_iter()
+            .map(|path| {
+                let current = state.slots.get(*path).map(|slot| &slot.entry);
+                if let (Some(current), Some(kept)) = (current, previous.get(*path))
+                    && unchanged(&kept.entry, kept.read_at_ns, current)
+                    && let Some(value) = kept.value.downcast_ref::<V>()
+                {
+                    return (value.clone(), Some((current.clone(), true)));
+                }
+                let bytes = self.source.read(path).unwrap_or_default();
+                (scan(path, &bytes), current.map(|c| (c.clone(), false)))
+            })
+            .collect();
+        let mut files = HashMap::with_capacity(paths.len());
+        let mut out = Vec::with_capacity(paths.len());
+        for (path, (value, entry)) in paths.iter().zip(results) {
+            if let Some((entry, reused)) = entry {
+                let read_at_ns = match (reused, previous.get(*path)) {
+                    (true, Some(kept)) => kept.read_at_ns,
+                    _ => now,
+                };
+                files.insert(
+                    path.to_string(),
+                    MemoEntry {
+                        entry,
+                        read_at_ns,
+                        value: Arc::new(value.clone()),
+                    },
+                );
+            }
+            out.push(value);
+        }
+        state.memos.insert(kind, Memo { key, files });
+        out
+    }
+
+    /// [`Session::artifacts`] as of the listing the query started with.
+    pub(crate) fn artifacts_listed(&self) -> Vec<ArtifactInfo> {
+        lock(&self.state).slots.values().map(info).collect()
+    }
+
+    fn facts_in(&self, state: &mut State, paths: &[&str]) -> Vec<(String, Arc<Facts>)> {
         let wanted: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
-        self.ensure(&mut state, &wanted);
+        self.ensure(state, &wanted);
         let mut out: Vec<(String, Arc<Facts>)> = wanted
             .into_iter()
             .filter_map(|p| {
@@ -295,7 +393,7 @@ impl Session {
             .collect();
         out.sort_by(|a, b| a.0.cmp(&b.0));
         out.dedup_by(|a, b| a.0 == b.0);
-        Ok(out)
+        out
     }
 
     /// The repository graph over every artifact, rebuilt when any artifact changed
@@ -309,26 +407,68 @@ impl Session {
         self.refresh(&mut state)?;
         let all: Vec<String> = state.slots.keys().cloned().collect();
         self.ensure(&mut state, &all);
-        let history = self.current_history(&mut state);
-        let fingerprint = fingerprint(&state.slots, history.as_deref());
+        Ok(self.cached_graph(&mut state, |_| true))
+    }
+
+    /// The repository graph with the facts of the files of `scope` only: every
+    /// artifact is a node with its path-based relations, explicit links from the
+    /// scope resolve to any file, but only files of the scope contribute their own
+    /// facts (definitions, imports, keys…). Reads and parses the scope's files alone,
+    /// so its cost follows the scope, not the repository; the answer does not depend
+    /// on what earlier queries parsed.
+    ///
+    /// # Errors
+    /// An error of the source's listing.
+    pub fn graph_of(&self, scope: &[String]) -> Result<Arc<RepoGraph>> {
+        let mut state = lock(&self.state);
+        self.refresh(&mut state)?;
+        Ok(self.scoped_graph(&mut state, scope))
+    }
+
+    /// [`Session::graph_of`] against the listing the query started with.
+    pub(crate) fn graph_of_listed(&self, scope: &[String]) -> Arc<RepoGraph> {
+        self.scoped_graph(&mut lock(&self.state), scope)
+    }
+
+    fn scoped_graph(&self, state: &mut State, scope: &[String]) -> Arc<RepoGraph> {
+        self.ensure(state, scope);
+        let wanted: std::collections::HashSet<&str> = scope.iter().map(String::as_str).collect();
+        self.cached_graph(state, |path| wanted.contains(path))
+    }
+
+    /// The graph over every artifact with the facts of those `in_scope` accepts,
+    /// from the cache when neither they nor HEAD changed.
+    fn cached_graph(&self, state: &mut State, in_scope: impl Fn(&str) -> bool) -> Arc<RepoGraph> {
+        let history = self.current_history(state);
+        let fingerprint = fingerprint(&state.slots, history.as_deref(), &in_scope);
         if let Some((fp, graph)) = &state.graph
             && *fp == fingerprint
         {
             let graph = Arc::clone(graph);
             state.stats.graph_reused = true;
-            return Ok(graph);
+            return graph;
         }
+        let empty = Arc::new(Facts::default());
         let artifacts: Vec<InputArtifact> = state
             .slots
             .values()
-            .filter_map(|slot| {
-                let parsed = slot.current()?;
-                Some(InputArtifact {
-                    path: slot.entry.path.clone(),
-                    language: parsed.language,
-                    role: parsed.role,
-                    facts: Arc::clone(&parsed.facts),
-                })
+            .map(|slot| {
+                let path = &slot.entry.path;
+                // Outside the scope (parsed or not): a node without facts. Binary
+                // files never get here (listing and reading reject them).
+                let facts = match slot.current() {
+                    Some(parsed) if in_scope(path) => Arc::clone(&parsed.facts),
+                    _ => Arc::clone(&empty),
+                };
+                let (language, role) = slot
+                    .current()
+                    .map_or((slot.language, slot.role), |p| (p.language, p.role));
+                InputArtifact {
+                    path: path.clone(),
+                    language,
+                    role,
+                    facts,
+                }
             })
             .collect();
         let indexed: Vec<IndexedFile<'_>> = artifacts
@@ -364,7 +504,7 @@ impl Session {
         let graph = Arc::new(build_graph(&input, &rules));
         state.graph = Some((fingerprint, Arc::clone(&graph)));
         state.stats.graph_reused = false;
-        Ok(graph)
+        graph
     }
 
     /// The Location stage of paper §III.C: ranked task anchors with explanations.
@@ -607,25 +747,38 @@ const LOSSY: &str = "lossy utf-8";
 
 /// Whether parsed facts are certainly current, judging by the listing alone.
 fn is_fresh(old: &Entry, parsed: &Parsed, entry: &Entry) -> bool {
+    unchanged(old, parsed.read_at_ns, entry)
+}
+
+/// Whether a file read at `read_at_ns` with listing entry `old` is certainly
+/// unchanged now that the listing says `entry`.
+fn unchanged(old: &Entry, read_at_ns: u128, entry: &Entry) -> bool {
     if old.size != entry.size || old.stamp != entry.stamp {
         return false;
     }
     match entry.stamp {
         Stamp::Content(_) => true,
-        // Unknown mtime, or one too close to when we read the file: hash again.
+        // Unknown mtime, or one too close to when we read the file: read again.
         Stamp::Modified(0) => false,
-        Stamp::Modified(mtime) => parsed.read_at_ns.saturating_sub(mtime) > RACY_WINDOW_NS,
+        Stamp::Modified(mtime) => read_at_ns.saturating_sub(mtime) > RACY_WINDOW_NS,
     }
 }
 
 /// A hash of every (path, content hash) and of the HEAD of the history: equal
 /// fingerprints mean an equal graph.
-fn fingerprint(slots: &BTreeMap<String, Slot>, history: Option<&History>) -> u64 {
+fn fingerprint(
+    slots: &BTreeMap<String, Slot>,
+    history: Option<&History>,
+    in_scope: impl Fn(&str) -> bool,
+) -> u64 {
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     hasher.update(history.map_or("", |h| h.head.as_str()).as_bytes());
     hasher.update(&[0]);
     for (path, slot) in slots {
-        let hash = slot.current().map_or(0, |p| p.content_hash);
+        let hash = slot
+            .current()
+            .filter(|_| in_scope(path))
+            .map_or(0, |p| p.content_hash);
         hasher.update(path.as_bytes());
         hasher.update(&[0]);
         hasher.update(&hash.to_le_bytes());

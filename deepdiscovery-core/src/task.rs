@@ -59,6 +59,10 @@ pub struct Budget {
     pub max_steps: usize,
     /// Share of Γ_max given to the Location stage (Γ_loc / Γ_max), in (0, 1).
     pub location_share: f32,
+    /// Files whose text the lexical pass reads at most (100,000): in a larger
+    /// repository the files whose path matches the task best are read, the others
+    /// are ranked by their path alone, and the package says so in a note.
+    pub max_files: usize,
 }
 
 impl Default for Budget {
@@ -67,6 +71,7 @@ impl Default for Budget {
             max_tokens: 16_000,
             max_steps: 64,
             location_share: 0.25,
+            max_files: 100_000,
         }
     }
 }
@@ -77,9 +82,9 @@ impl Budget {
     /// # Errors
     /// [`Error::InvalidConfig`] for a zero budget or a share outside (0, 1).
     pub fn validate(&self) -> Result<()> {
-        if self.max_tokens == 0 || self.max_steps == 0 {
+        if self.max_tokens == 0 || self.max_steps == 0 || self.max_files == 0 {
             return Err(Error::InvalidConfig(
-                "budget tokens and steps must be positive".into(),
+                "budget tokens, steps and files must be positive".into(),
             ));
         }
         if !(self.location_share > 0.0 && self.location_share < 1.0) {

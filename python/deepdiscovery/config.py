@@ -78,6 +78,8 @@ class Config:
     - ``budget_tokens``: Γ_max in tokens (16,000); the package never exceeds it.
     - ``max_steps``: Γ_max in expansion steps (64).
     - ``location_share``: Γ_loc / Γ_max, the repository view's share (0.25).
+    - ``max_files``: files whose text the lexical pass reads at most (100,000); in a
+      larger repository the others are ranked by their path alone (with a note).
     - ``tau``: τ, the expansion threshold on Priority (Eq. 7, 0.15).
     - ``kappa``: κ, the metadata-promotion threshold on u (Eq. 8, 0.62).
     - ``patience``: idle expansion actions before stopping (2).
@@ -88,6 +90,13 @@ class Config:
       modules, constraints), ``llm_summary`` (s_sum of Eq. 6), ``llm_promotion``
       (the Eq. 8 judgment of borderline files), ``llm_max_calls`` per query (3) and
       ``llm_max_prompt_tokens`` (6,000). Without a model they do nothing.
+    - The graph's scope: by default the graph holds the facts of the query's
+      neighbourhood only (the anchors, the best Location candidates and the files
+      that share their rarest names), grown in ``scope_rounds`` (2) of at most
+      ``scope_per_round`` files (48); names found in more than
+      ``scope_max_name_files`` files (24) link nothing, and a file gives
+      ``scope_max_names_per_file`` names at most (100). ``full_graph`` parses every
+      file instead (slower on large repositories).
 
     Session parameters (used when the config is given to :class:`Session`):
 
@@ -102,6 +111,7 @@ class Config:
     budget_tokens: int = 16_000
     max_steps: int = 64
     location_share: float = 0.25
+    max_files: int = 100_000
     tau: float = 0.15
     kappa: float = 0.62
     patience: int = 2
@@ -119,6 +129,11 @@ class Config:
     llm_promotion: bool = True
     llm_max_calls: int = 3
     llm_max_prompt_tokens: int = 6_000
+    full_graph: bool = False
+    scope_rounds: int = 2
+    scope_per_round: int = 48
+    scope_max_name_files: int = 24
+    scope_max_names_per_file: int = 100
     history: bool = True
     history_max_commits: int = 500
     history_max_millis: int = 300
@@ -141,6 +156,9 @@ class Config:
         for name in (
             "llm_max_calls",
             "llm_max_prompt_tokens",
+            "scope_rounds",
+            "scope_per_round",
+            "scope_max_names_per_file",
             "history_max_commits",
             "history_max_millis",
             "history_max_files_per_commit",
@@ -173,6 +191,7 @@ class Config:
                 "max_tokens": self.budget_tokens,
                 "max_steps": self.max_steps,
                 "location_share": self.location_share,
+                "max_files": self.max_files,
             },
             "tau": self.tau,
             "kappa": self.kappa,
@@ -198,6 +217,13 @@ class Config:
             "promotion": self.llm_promotion,
             "max_calls": self.llm_max_calls,
             "max_prompt_tokens": self.llm_max_prompt_tokens,
+        }
+        options["full_graph"] = self.full_graph
+        options["scope"] = {
+            "rounds": self.scope_rounds,
+            "per_round": self.scope_per_round,
+            "max_name_files": self.scope_max_name_files,
+            "max_names_per_file": self.scope_max_names_per_file,
         }
         if hints is not None:
             options["hints"] = hints.to_options()

@@ -13,6 +13,7 @@ use super::package::{
     PackageRelation, RankedFile, SCHEMA_VERSION, Skipped, StageCost, file_tokens,
 };
 use super::promote::PromotionFeatures;
+use super::scope;
 use super::{DiscoverAblation, DiscoverConfig};
 use crate::Result;
 use crate::artifact::{Language, Role};
@@ -26,6 +27,8 @@ use crate::task::{Task, estimate_tokens};
 
 /// The candidate pool whose last score is the floor of the normalized Location score.
 const POOL: usize = 64;
+/// Best Location candidates the query's graph grows from (besides the anchors).
+const SEEDS: usize = 32;
 /// Anchors ranked beyond this many may be filtered out when weak and unconnected.
 const FILTER_KEEP: usize = 3;
 /// An unconnected anchor below this normalized Location score is filtered out.
@@ -53,14 +56,33 @@ pub(super) fn run(
     let mut location = crate::locate::locate_with(session, task, &config.locate(), llm.as_ref())?;
     let location_ms = ms(started);
 
+    // The graph's scope: the whole repository, or the query's neighbourhood.
     let t = Instant::now();
-    let graph = session.graph()?;
+    let listed = session.artifacts_listed();
+    let scope = if config.full_graph {
+        listed.iter().map(|a| a.path.clone()).collect()
+    } else {
+        scope::neighbourhood(session, &listed, &seeds(&location), config.scope)
+    };
+    let scope_ms = ms(t);
+    let t = Instant::now();
+    let graph = if config.full_graph {
+        session.graph()?
+    } else {
+        session.graph_of_listed(&scope)
+    };
     let artifacts: HashMap<String, ArtifactInfo> = session
-        .artifacts()?
+        .artifacts_listed()
         .into_iter()
         .map(|a| (a.path.clone(), a))
         .collect();
     let graph_ms = ms(t);
+    let files_parsed = scope
+        .iter()
+        .filter(|p| artifacts.get(*p).is_some_and(|a| a.facts.is_some()))
+        .chain(&location.parsed)
+        .collect::<BTreeSet<_>>()
+        .len();
 
     if config.ablation.no_compression {
         // A flat, non-adaptive path list in place of the adaptive view.
@@ -168,7 +190,7 @@ pub(super) fn run(
             steps: expansion.steps,
             stop: expansion.stop,
             files_read: location.cost.files_read,
-            files_parsed: location.cost.files_parsed,
+            files_parsed,
             stages: Vec::new(),
             llm: None,
         },
@@ -223,6 +245,10 @@ pub(super) fn run(
             millis: location_ms,
         },
         StageCost {
+            stage: "scope".into(),
+            millis: scope_ms,
+        },
+        StageCost {
             stage: "graph".into(),
             millis: graph_ms,
         },
@@ -236,6 +262,23 @@ pub(super) fn run(
         },
     ];
     Ok(package)
+}
+
+/// The files the query's graph grows from: the anchors, then the best Location
+/// candidates, weighted by their normalized Location score.
+fn seeds(location: &Location) -> Vec<(String, f32)> {
+    let top = location.ranked.first().map_or(1.0, |r| r.score).max(1e-6);
+    let mut out: Vec<(String, f32)> = location
+        .anchors
+        .iter()
+        .map(|a| (a.path.clone(), 1.0))
+        .collect();
+    for r in location.ranked.iter().take(SEEDS) {
+        if !out.iter().any(|(p, _)| *p == r.path) {
+            out.push((r.path.clone(), (r.score / top).clamp(0.0, 1.0)));
+        }
+    }
+    out
 }
 
 fn ms(since: Instant) -> f64 {
@@ -699,7 +742,7 @@ impl<'a> CardCache<'a> {
     fn facts(&self, path: &str) -> Option<Arc<Facts>> {
         match self.artifacts.get(path).and_then(|a| a.facts.clone()) {
             Some(facts) => Some(facts),
-            None => self.session.facts(path).ok(),
+            None => self.session.facts_listed(&[path]).pop().map(|(_, f)| f),
         }
     }
 

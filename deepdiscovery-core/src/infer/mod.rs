@@ -9,6 +9,9 @@ pub mod expand;
 mod judge;
 pub mod package;
 pub mod promote;
+mod scope;
+
+pub use scope::ScopeLimits;
 
 use serde::Serialize;
 
@@ -80,6 +83,12 @@ pub struct DiscoverConfig {
     /// What a configured language model is asked (environment analysis, s_sum,
     /// Eq. 8 judgments) and how many calls a query may make; ignored without a model.
     pub llm: LlmUse,
+    /// Build the graph over every file of the repository instead of the query's
+    /// neighbourhood (slower: every file is parsed; for comparison and for callers
+    /// that want every relation of the repository).
+    pub full_graph: bool,
+    /// How far the query's neighbourhood grows from the anchors.
+    pub scope: ScopeLimits,
 }
 
 impl Default for DiscoverConfig {
@@ -94,6 +103,8 @@ impl Default for DiscoverConfig {
             patience: 2,
             ablation: DiscoverAblation::default(),
             llm: LlmUse::default(),
+            full_graph: false,
+            scope: ScopeLimits::default(),
         }
     }
 }
@@ -133,7 +144,7 @@ impl DiscoverConfig {
                 )));
             }
         }
-        Ok(())
+        self.scope.validate()
     }
 }
 

@@ -173,9 +173,11 @@ pub struct BudgetReport {
     pub stop: StopReason,
     /// Files read for the lexical pass.
     pub files_read: usize,
-    /// Files given tree-sitter facts.
+    /// Files whose tree-sitter facts the query used: the Location stage's best
+    /// candidates and the graph's scope (parsed now or reused from the session).
     pub files_parsed: usize,
-    /// Wall time per stage.
+    /// Wall time per stage: `location`, `scope` (growing the graph's neighbourhood),
+    /// `graph`, `expansion`, `construction`.
     pub stages: Vec<StageCost>,
     /// What the language model did: calls, tokens, time and what its answers changed
     /// (`None` without a model).

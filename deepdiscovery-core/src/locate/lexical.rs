@@ -16,7 +16,6 @@
 use std::collections::{HashMap, HashSet};
 
 use aho_corasick::{AhoCorasick, MatchKind};
-use rayon::prelude::*;
 
 /// Fields of a file's lexical view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -58,43 +57,66 @@ const STOP: &[&str] = &[
     "seem", "seems", "make", "work", "works",
 ];
 
-/// Light stemming: plural and common verb endings, so `fields`/`field`,
+/// Light stemming, in place: plural and common verb endings, so `fields`/`field`,
 /// `entries`/`entry` and `parsing`/`parse` meet. Deliberately conservative: code
 /// names are not English.
-fn stem(word: &str) -> String {
+fn stem_in_place(word: &mut String) {
     let n = word.len();
     if n > 4 && word.ends_with("ies") {
-        return format!("{}y", &word[..n - 3]);
+        word.truncate(n - 3);
+        word.push('y');
+    } else if n > 5 && word.ends_with("ing") {
+        word.truncate(n - 3);
+    } else if n > 4 && word.ends_with("ed") && !word.ends_with("eed") {
+        word.truncate(n - 2);
+    } else if n > 3 && word.ends_with('s') && !word.ends_with("ss") && !word.ends_with("us") {
+        word.truncate(n - 1);
     }
-    if n > 5 && word.ends_with("ing") {
-        return word[..n - 3].to_string();
-    }
-    if n > 4 && word.ends_with("ed") && !word.ends_with("eed") {
-        return word[..n - 2].to_string();
-    }
-    if n > 3 && word.ends_with('s') && !word.ends_with("ss") && !word.ends_with("us") {
-        return word[..n - 1].to_string();
-    }
-    word.to_string()
 }
 
-/// Normalizes one word: lower case, stemmed; `None` for stop words and noise.
-fn normalize(word: &str) -> Option<String> {
+/// Normalizes one word into `buf`: lower case, underscores dropped, stemmed; false
+/// for stop words and noise (then `buf` is meaningless).
+fn normalize_into(word: &str, buf: &mut String) -> bool {
     if word.len() < 2 || word.len() > 64 || word.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
+        return false;
     }
-    let lower = word.to_ascii_lowercase();
-    if STOP.contains(&lower.as_str()) {
-        return None;
+    buf.clear();
+    buf.extend(
+        word.chars()
+            .filter(|&c| c != '_')
+            .map(|c| c.to_ascii_lowercase()),
+    );
+    if buf.len() < 2 || is_stop(buf) {
+        return false;
     }
-    Some(stem(&lower))
+    stem_in_place(buf);
+    true
 }
+
+fn is_stop(word: &str) -> bool {
+    static SET: std::sync::LazyLock<HashSet<&'static str>> =
+        std::sync::LazyLock::new(|| STOP.iter().copied().collect());
+    word.len() <= MAX_STOP_LEN && SET.contains(word)
+}
+
+/// The longest stop word.
+const MAX_STOP_LEN: usize = {
+    let mut max = 0;
+    let mut i = 0;
+    while i < STOP.len() {
+        if STOP[i].len() > max {
+            max = STOP[i].len();
+        }
+        i += 1;
+    }
+    max
+};
 
 /// Splits an identifier into its parts: `parseHTTPResponse_v2` → `parse`, `HTTP`,
 /// `Response`, `v2`.
-fn split_identifier(ident: &str) -> Vec<&str> {
+fn split_identifier(ident: &str) -> smallvec::SmallVec<[&str; 8]> {
     let bytes = ident.as_bytes();
-    let mut parts = Vec::new();
+    let mut parts = smallvec::SmallVec::new();
     let mut start = 0;
     for i in 1..=bytes.len() {
         let boundary = if i == bytes.len() {
@@ -127,19 +149,26 @@ fn split_identifier(ident: &str) -> Vec<&str> {
 /// Calls `emit` with every normalized token of `text`: each identifier joined (lower
 /// case) and, when it has several parts, each part.
 pub fn tokenize(text: &str, mut emit: impl FnMut(String)) {
+    let mut buf = String::new();
+    tokenize_with(text, &mut buf, |t| emit(t.to_string()));
+}
+
+/// [`tokenize`] without an allocation per token: each token is written into `buf`
+/// and lent to `emit`.
+pub fn tokenize_with(text: &str, buf: &mut String, mut emit: impl FnMut(&str)) {
     for ident in words(text) {
         let parts = split_identifier(ident);
         if parts.len() > 1 {
-            if let Some(joined) = normalize(&ident.replace('_', "")) {
-                emit(joined);
+            if normalize_into(ident, buf) {
+                emit(buf);
             }
             for part in parts {
-                if let Some(p) = normalize(part) {
-                    emit(p);
+                if normalize_into(part, buf) {
+                    emit(buf);
                 }
             }
-        } else if let Some(t) = normalize(ident) {
-            emit(t);
+        } else if normalize_into(ident, buf) {
+            emit(buf);
         }
     }
 }
@@ -147,8 +176,11 @@ pub fn tokenize(text: &str, mut emit: impl FnMut(String)) {
 /// Runs of `[A-Za-z0-9_]`, also those that start with a digit
 /// (`0011_update_proxy_permissions`, `3d_axes`); all-digit parts are dropped later.
 pub fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+    // Split on ASCII bytes: every cut is a char boundary, and no char is decoded.
+    text.as_bytes()
+        .split(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
         .filter(|w| !w.is_empty())
+        .map(|w| std::str::from_utf8(w).unwrap_or_default())
 }
 
 /// Runs of `[A-Za-z0-9_]` that start with a letter or `_`.
@@ -269,6 +301,24 @@ pub struct Query {
 }
 
 impl Query {
+    /// A hash of everything the pass looks for: equal fingerprints, equal per-file
+    /// results.
+    pub fn fingerprint(&self) -> u64 {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        for (term, _) in &self.terms {
+            hasher.update(term.as_bytes());
+            hasher.update(&[0]);
+        }
+        for list in [&self.symbols, &self.phrases] {
+            hasher.update(&[1]);
+            for s in list {
+                hasher.update(s.as_bytes());
+                hasher.update(&[0]);
+            }
+        }
+        hasher.digest()
+    }
+
     /// The query of a task text plus the cue strings to look for.
     pub fn new(text: &str, symbols: Vec<String>, phrases: Vec<String>) -> Query {
         let mut counts: HashMap<String, usize> = HashMap::new();
@@ -321,42 +371,72 @@ pub struct LexicalView {
 
 /// Scans files: `paths` in a fixed order, each read with `read` inside the parallel
 /// pass (no file's text outlives its scan); the result does not depend on the thread
-/// count. A file `read` cannot give is scanned by its path alone.
+/// count. A file `read` cannot give is scanned by its path alone. (The Location
+/// stage runs the same pass through the session, which keeps per-file results.)
+#[cfg(test)]
 pub fn scan(
     query: &Query,
     paths: &[&str],
     read: &(dyn Fn(&str) -> Option<String> + Sync),
 ) -> LexicalView {
-    let term_index: HashMap<&str, u32> = query
-        .terms
-        .iter()
-        .enumerate()
-        .map(|(i, (t, _))| (t.as_str(), i as u32))
-        .collect();
-    let symbol_index: HashMap<&str, u32> = query
-        .symbols
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.as_str(), i as u32))
-        .collect();
-    let phrase_matcher = AhoCorasick::builder()
-        .match_kind(MatchKind::Standard)
-        .build(&query.phrases)
-        .ok();
+    use rayon::prelude::*;
+    let scanner = Scanner::new(query);
     let stats: Vec<FileStats> = paths
         .par_iter()
-        .map(|path| {
-            let text = read(path);
-            scan_one(
-                path,
-                text.as_deref().unwrap_or(""),
-                query.terms.len(),
-                &term_index,
-                &symbol_index,
-                phrase_matcher.as_ref(),
-            )
-        })
+        .map(|path| scanner.scan_file(path, read(path).as_deref().unwrap_or("")))
         .collect();
+    aggregate(query, stats)
+}
+
+/// The per-file part of the pass, prepared once per query: what one file's text
+/// gives depends on the query and that text alone (so it can be kept per file).
+pub struct Scanner<'q> {
+    terms: usize,
+    term_index: HashMap<&'q str, u32>,
+    symbol_index: HashMap<&'q str, u32>,
+    phrases: Option<AhoCorasick>,
+}
+
+impl<'q> Scanner<'q> {
+    /// A scanner for `query`.
+    pub fn new(query: &'q Query) -> Self {
+        Scanner {
+            terms: query.terms.len(),
+            term_index: query
+                .terms
+                .iter()
+                .enumerate()
+                .map(|(i, (t, _))| (t.as_str(), i as u32))
+                .collect(),
+            symbol_index: query
+                .symbols
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.as_str(), i as u32))
+                .collect(),
+            phrases: AhoCorasick::builder()
+                .match_kind(MatchKind::Standard)
+                .build(&query.phrases)
+                .ok(),
+        }
+    }
+
+    /// What the pass keeps of one file (`text` empty: the path alone).
+    pub fn scan_file(&self, path: &str, text: &str) -> FileStats {
+        scan_one(
+            path,
+            text,
+            self.terms,
+            &self.term_index,
+            &self.symbol_index,
+            self.phrases.as_ref(),
+        )
+    }
+}
+
+/// The view over all files from their per-file stats (document frequencies and
+/// average field lengths).
+pub fn aggregate(query: &Query, stats: Vec<FileStats>) -> LexicalView {
     let mut df = vec![0u32; query.terms.len()];
     let mut total = [0f64; FIELDS];
     for s in &stats {
@@ -390,20 +470,24 @@ fn scan_one(
         counts: vec![[0u16; FIELDS]; terms],
         ..FileStats::default()
     };
-    let count = |field: Field, token: String, stats: &mut FileStats| {
+    let filter = TermFilter::new(term_index);
+    let count = |field: Field, token: &str, stats: &mut FileStats| {
         stats.lengths[field as usize] += 1;
-        if let Some(&t) = term_index.get(token.as_str()) {
+        if filter.may_contain(token)
+            && let Some(&t) = term_index.get(token)
+        {
             let c = &mut stats.counts[t as usize][field as usize];
             *c = c.saturating_add(1);
         }
     };
+    let mut buf = String::new();
     let (dir, name) = match path.rfind('/') {
         Some(i) => (&path[..i], &path[i + 1..]),
         None => ("", path),
     };
     let stem = name.split('.').next().unwrap_or(name);
-    tokenize(stem, |t| count(Field::Name, t, &mut stats));
-    tokenize(dir, |t| count(Field::Dir, t, &mut stats));
+    tokenize_with(stem, &mut buf, |t| count(Field::Name, t, &mut stats));
+    tokenize_with(dir, &mut buf, |t| count(Field::Dir, t, &mut stats));
     let mut body = text;
     if body.len() > MAX_BODY_BYTES {
         let mut cut = MAX_BODY_BYTES;
@@ -416,7 +500,7 @@ fn scan_one(
     let mut mentions: HashSet<u32> = HashSet::new();
     for line in body.lines() {
         if let Some(def) = defined_name(line) {
-            tokenize(def, |t| count(Field::Defs, t, &mut stats));
+            tokenize_with(def, &mut buf, |t| count(Field::Defs, t, &mut stats));
             if let Some(&s) = symbol_index.get(def) {
                 defines.insert(s);
             }
@@ -428,7 +512,7 @@ fn scan_one(
                 }
             }
         }
-        tokenize(line, |t| count(Field::Body, t, &mut stats));
+        tokenize_with(line, &mut buf, |t| count(Field::Body, t, &mut stats));
     }
     if let Some(matcher) = phrases {
         let found: HashSet<u32> = matcher
@@ -443,6 +527,30 @@ fn scan_one(
     stats.mentions = mentions.into_iter().collect();
     stats.mentions.sort_unstable();
     stats
+}
+
+/// A cheap pre-check before the hash lookup of a token among the query terms: the
+/// (first byte, length) pairs of the terms. Most tokens of a file are no query term
+/// and fail here.
+struct TermFilter([u64; 256]);
+
+impl TermFilter {
+    fn new(terms: &HashMap<&str, u32>) -> Self {
+        let mut table = [0u64; 256];
+        for term in terms.keys() {
+            if let Some(&first) = term.as_bytes().first() {
+                table[first as usize] |= 1 << term.len().min(63);
+            }
+        }
+        TermFilter(table)
+    }
+
+    fn may_contain(&self, token: &str) -> bool {
+        token
+            .as_bytes()
+            .first()
+            .is_some_and(|&b| self.0[b as usize] & (1 << token.len().min(63)) != 0)
+    }
 }
 
 impl LexicalView {

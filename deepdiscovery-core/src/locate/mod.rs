@@ -9,7 +9,7 @@ mod assist;
 pub mod cues;
 pub mod environment;
 pub mod history;
-mod lexical;
+pub(crate) mod lexical;
 mod score;
 mod stage;
 pub mod task_type;
@@ -173,6 +173,8 @@ pub struct Location {
     pub constraints: Vec<String>,
     /// What the language model did in this stage (`None` without a model).
     pub llm: Option<LlmUsage>,
+    /// The candidates given full tree-sitter facts (the narrowing), sorted.
+    pub parsed: Vec<String>,
 }
 
 impl Location {

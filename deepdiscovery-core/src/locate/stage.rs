@@ -21,6 +21,8 @@ use crate::resolve::{file_name, parent_dir};
 use crate::session::{ArtifactInfo, Session};
 use crate::task::Task;
 
+/// The session's name for the lexical pass's per-file results.
+const LEXICAL_PASS: &str = "lexical";
 /// How many of the best lexical candidates get full tree-sitter facts.
 const MIN_CANDIDATES: usize = 64;
 /// s_sum scope given to a module the language model named.
@@ -73,7 +75,9 @@ pub(crate) fn run(
     all_cues.extend(hint_cues(task));
     let query = build_query(text, &all_cues);
     let paths: Vec<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
-    let view = lexical::scan(&query, &paths, &read);
+    let scanner = lexical::Scanner::new(&query);
+    let (stats, by_path_alone) = lexical_pass(session, &query, &scanner, &paths, config);
+    let view = lexical::aggregate(&query, stats);
 
     let resolver = LexicalResolver {
         artifacts: &artifacts,
@@ -176,7 +180,7 @@ pub(crate) fn run(
         .iter()
         .map(|&i| artifacts[i].path.as_str())
         .collect();
-    let facts = session.facts_for(&candidate_paths)?;
+    let facts = session.facts_listed(&candidate_paths);
     // Definitions the lexical pass could not see (decorated, nested, multi-line
     // signatures) count too, weighted like the lexical ones.
     let symbols: HashMap<&str, (f32, u32)> = resolved
@@ -216,6 +220,13 @@ pub(crate) fn run(
     // With an embedder, s_sem fuses BM25F with the similarity of the task and each
     // candidate's metadata view (Eq. 6: "combines embedding similarity and BM25").
     let mut notes = Vec::new();
+    if by_path_alone > 0 {
+        notes.push(format!(
+            "the repository has {n} files, more than budget.max_files ({}): the {by_path_alone} \
+             whose paths match the task least were ranked by their path alone",
+            config.budget.max_files
+        ));
+    }
     if let Some(embedder) = session.embedder()
         && !config.ablation.no_sem
     {
@@ -305,12 +316,50 @@ pub(crate) fn run(
         notes,
         constraints: judgment.constraints,
         llm: None,
+        parsed: facts.iter().map(|(path, _)| path.clone()).collect(),
         cost: LocateCost {
-            files_read: n,
+            files_read: n - by_path_alone,
             files_parsed: facts.len(),
             millis: start.elapsed().as_secs_f64() * 1e3,
         },
     })
+}
+
+/// The lexical pass over every file; in a repository of more than
+/// `budget.max_files` files, only the files whose path matches the task best are
+/// read, the others keep the statistics of their path alone (their number is
+/// returned). Equal inputs, equal result: ties go to the earlier path.
+fn lexical_pass(
+    session: &Session,
+    query: &Query,
+    scanner: &lexical::Scanner<'_>,
+    paths: &[&str],
+    config: &LocateConfig,
+) -> (Vec<lexical::FileStats>, usize) {
+    let scan = |path: &str, bytes: &[u8]| scanner.scan_file(path, &String::from_utf8_lossy(bytes));
+    let limit = config.budget.max_files;
+    if paths.len() <= limit {
+        return (
+            session.scan_files(LEXICAL_PASS, query.fingerprint(), paths, &scan),
+            0,
+        );
+    }
+    let mut stats: Vec<lexical::FileStats> =
+        paths.iter().map(|p| scanner.scan_file(p, "")).collect();
+    let by_path = lexical::aggregate(query, stats.clone());
+    let mut order: Vec<usize> = (0..paths.len()).collect();
+    let score: Vec<f32> = (0..paths.len())
+        .map(|i| by_path.bm25f(query, i).0)
+        .collect();
+    order.sort_by(|&a, &b| score[b].total_cmp(&score[a]).then(a.cmp(&b)));
+    order.truncate(limit);
+    order.sort_unstable();
+    let chosen: Vec<&str> = order.iter().map(|&i| paths[i]).collect();
+    let read = session.scan_files(LEXICAL_PASS, query.fingerprint(), &chosen, &scan);
+    for (i, s) in order.into_iter().zip(read) {
+        stats[i] = s;
+    }
+    (stats, paths.len() - limit)
 }
 
 /// Cues from the caller's hints: named paths and symbols are strong evidence.

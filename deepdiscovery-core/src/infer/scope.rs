@@ -1,0 +1,313 @@
+//! The neighbourhood a query's graph is built over: the Location stage's narrowing
+//! bounds what gets parsed (no index, and no full parse of the repository).
+//!
+//! Relations are found from parsed facts, but a file can only be linked to the task's
+//! anchors if it names something they define, or defines something they name. Both
+//! leave a trace in the text: an importer writes the module's name, a caller the
+//! function's, a subclass the base's, a test the class under test, a configuration
+//! file the key the code reads. So the scope grows from the seeds (the anchors and
+//! the best Location candidates) in rounds: parse the frontier, collect the names its
+//! facts expose and use, find in one streaming pass which other files contain those
+//! names as whole words, and take the files that share the rarest names with the
+//! strongest seeds. Names found in many files (`get`, `Symbol` in sympy) link
+//! everything to everything and are left out, as the graph's hub discount would
+//! weigh them down anyway.
+//!
+//! Files outside the scope stay in the graph as nodes with their path-based
+//! (organizational) relations, and explicit links from the scope resolve to them by
+//! path; only their own outgoing facts are unknown.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use aho_corasick::{AhoCorasick, MatchKind};
+
+use crate::facts::Facts;
+use crate::locate::lexical::MAX_BODY_BYTES;
+use crate::resolve::{file_name, parent_dir};
+use crate::session::{ArtifactInfo, Session};
+
+/// The session's names for the name searches of each round (their per-file results
+/// are kept for a repeated query).
+const SCOPE_PASSES: [&str; 4] = ["scope-1", "scope-2", "scope-3", "scope-4"];
+
+/// How far and how wide the scope grows.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct ScopeLimits {
+    /// Rounds of growth from the seeds (each parses one frontier).
+    pub rounds: usize,
+    /// Files added per round at most.
+    pub per_round: usize,
+    /// A name found in more files than this is too common to link anything.
+    pub max_name_files: usize,
+    /// Names taken from one file at most (in the order its facts list them).
+    pub max_names_per_file: usize,
+}
+
+impl Default for ScopeLimits {
+    fn default() -> Self {
+        ScopeLimits {
+            rounds: 2,
+            per_round: 48,
+            max_name_files: 24,
+            max_names_per_file: 100,
+        }
+    }
+}
+
+impl ScopeLimits {
+    /// Checks the limits: at most four rounds, names shared by one file at least.
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidConfig`] naming the limit at fault.
+    pub fn validate(&self) -> crate::Result<()> {
+        if self.rounds > SCOPE_PASSES.len() {
+            return Err(crate::Error::InvalidConfig(format!(
+                "scope.rounds must be at most {}, got {}",
+                SCOPE_PASSES.len(),
+                self.rounds
+            )));
+        }
+        if self.max_name_files == 0 {
+            return Err(crate::Error::InvalidConfig(
+                "scope.max_name_files must be at least 1".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Grows the scope of one query's graph from `seeds` (path, weight in [0, 1]):
+/// every file whose facts the graph uses, sorted.
+pub(crate) fn neighbourhood(
+    session: &Session,
+    artifacts: &[ArtifactInfo],
+    seeds: &[(String, f32)],
+    limits: ScopeLimits,
+) -> Vec<String> {
+    let mut scope: BTreeSet<String> = seeds.iter().map(|(p, _)| p.clone()).collect();
+    let mut frontier: Vec<(String, f32)> = seeds.to_vec();
+    let stems = StemIndex::new(artifacts);
+    for pass in SCOPE_PASSES.iter().copied().take(limits.rounds) {
+        if frontier.is_empty() {
+            break;
+        }
+        let weights: HashMap<&str, f32> = frontier.iter().map(|(p, w)| (p.as_str(), *w)).collect();
+        let paths: Vec<&str> = frontier.iter().map(|(p, _)| p.as_str()).collect();
+        let mut names: BTreeMap<String, f32> = BTreeMap::new();
+        let mut by_path: BTreeMap<String, f32> = BTreeMap::new();
+        for (path, facts) in session.facts_listed(&paths) {
+            let weight = weights.get(path.as_str()).copied().unwrap_or(0.0);
+            for name in names_of(&path, &facts, limits.max_names_per_file) {
+                let entry = names.entry(name).or_insert(0.0);
+                *entry = entry.max(weight);
+            }
+            for target in stems.import_targets(&facts, limits.max_name_files) {
+                let entry = by_path.entry(target.to_string()).or_insert(0.0);
+                *entry = entry.max(weight);
+            }
+        }
+        let outside: Vec<&str> = artifacts
+            .iter()
+            .map(|a| a.path.as_str())
+            .filter(|p| !scope.contains(*p))
+            .collect();
+        let mut score = mention_scores(session, pass, &outside, &names, limits.max_name_files);
+        for (path, weight) in by_path {
+            if !scope.contains(&path) {
+                *score.entry(path).or_insert(0.0) += weight;
+            }
+        }
+        let mut ranked: Vec<(String, f32)> = score.into_iter().filter(|(_, s)| *s > 0.0).collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        ranked.truncate(limits.per_round);
+        // The next round's weights: one hop further, the best file of this round is
+        // half as strong as the frontier's strongest, the others in proportion.
+        let top = ranked.first().map_or(1.0, |r| r.1).max(1e-6);
+        let strongest = frontier.iter().map(|f| f.1).fold(0.0f32, f32::max);
+        frontier = ranked
+            .into_iter()
+            .map(|(p, s)| (p, 0.5 * strongest * (s / top).min(1.0)))
+            .collect();
+        scope.extend(frontier.iter().map(|(p, _)| p.clone()));
+    }
+    scope.into_iter().collect()
+}
+
+/// The names a file's facts expose (its module name, its definitions, its keys) and
+/// use (imports, references, supertypes, decorations, string arguments): whatever
+/// another file must write to be linked to it.
+fn names_of(path: &str, facts: &Facts, cap: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |raw: &str| {
+        let name = last_segment(raw);
+        if is_searchable(name) {
+            out.push(name.to_string());
+        }
+    };
+    let name = file_name(path);
+    let stem = name.split('.').next().unwrap_or(name);
+    if stem.starts_with("__") || matches!(stem, "index" | "mod" | "lib" | "main") {
+        push(file_name(parent_dir(path)));
+    } else {
+        push(stem);
+    }
+    if let Some(package) = &facts.package {
+        push(package);
+    }
+    for d in &facts.definitions {
+        push(&d.name);
+    }
+    for key in &facts.string_keys {
+        push(&key.key);
+    }
+    for s in &facts.supertypes {
+        push(&s.parent);
+    }
+    for i in &facts.imports {
+        push(&i.target);
+        for n in &i.names {
+            push(n);
+        }
+    }
+    for d in &facts.decorations {
+        push(&d.name);
+        for a in &d.args {
+            push(a);
+        }
+    }
+    for c in &facts.calls_with_args {
+        for a in &c.args {
+            push(a);
+        }
+    }
+    for r in &facts.references {
+        push(&r.name);
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|n| seen.insert(n.clone()));
+    out.truncate(cap);
+    out
+}
+
+/// The last part of a qualified name (`a.b.C`, `a::b::C`, `a/b/c`, `pkg\\C`).
+fn last_segment(raw: &str) -> &str {
+    let raw = raw.trim_matches(|c: char| c == '"' || c == '\'' || c.is_whitespace());
+    raw.rsplit(['.', ':', '/', '\\'])
+        .find(|s| !s.is_empty())
+        .unwrap_or("")
+}
+
+/// Worth searching for: an identifier-like word of three characters or more.
+fn is_searchable(name: &str) -> bool {
+    name.len() >= 3
+        && name.len() <= 80
+        && name.bytes().all(|b| is_word_byte(b) || b == b'-')
+        && name.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
+/// A byte that continues an identifier: a match next to one is part of a longer word.
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+}
+
+/// Scores the files of `paths` by the names of `names` they contain as whole words:
+/// Σ weight(name) / (files containing the name), names found in more than
+/// `max_files` files left out. One streaming pass, files read in parallel and
+/// dropped after the search (the session keeps each file's hits for a repeated
+/// query).
+fn mention_scores(
+    session: &Session,
+    pass: &'static str,
+    paths: &[&str],
+    names: &BTreeMap<String, f32>,
+    max_files: usize,
+) -> HashMap<String, f32> {
+    let patterns: Vec<&str> = names.keys().map(String::as_str).collect();
+    let weights: Vec<f32> = names.values().copied().collect();
+    if patterns.is_empty() {
+        return HashMap::new();
+    }
+    let Ok(automaton) = AhoCorasick::builder()
+        .match_kind(MatchKind::LeftmostLongest)
+        .build(&patterns)
+    else {
+        return HashMap::new();
+    };
+    let mut key = xxhash_rust::xxh3::Xxh3::new();
+    for p in &patterns {
+        key.update(p.as_bytes());
+        key.update(&[0]);
+    }
+    let search = |_: &str, bytes: &[u8]| -> Vec<u32> {
+        let text = &bytes[..bytes.len().min(MAX_BODY_BYTES)];
+        let mut hits: Vec<u32> = automaton
+            .find_iter(text)
+            .filter(|m| {
+                let before = m.start().checked_sub(1).map(|i| text[i]);
+                let after = text.get(m.end()).copied();
+                !before.is_some_and(is_word_byte) && !after.is_some_and(is_word_byte)
+            })
+            .map(|m| m.pattern().as_u32())
+            .collect();
+        hits.sort_unstable();
+        hits.dedup();
+        hits
+    };
+    let found: Vec<(usize, Vec<u32>)> = session
+        .scan_files(pass, key.digest(), paths, &search)
+        .into_iter()
+        .enumerate()
+        .filter(|(_, hits)| !hits.is_empty())
+        .collect();
+    let mut files_per_name = vec![0usize; patterns.len()];
+    for (_, hits) in &found {
+        for &h in hits {
+            files_per_name[h as usize] += 1;
+        }
+    }
+    let mut scores = HashMap::new();
+    for (i, hits) in found {
+        let score: f32 = hits
+            .iter()
+            .map(|&h| h as usize)
+            .filter(|&h| files_per_name[h] <= max_files)
+            .map(|h| weights[h] / files_per_name[h] as f32)
+            .sum();
+        if score > 0.0 {
+            scores.insert(paths[i].to_string(), score);
+        }
+    }
+    scores
+}
+
+/// File stems → paths, to follow imports by name before anything is resolved.
+struct StemIndex<'a>(HashMap<&'a str, Vec<&'a str>>);
+
+impl<'a> StemIndex<'a> {
+    fn new(artifacts: &'a [ArtifactInfo]) -> Self {
+        let mut map: HashMap<&str, Vec<&str>> = HashMap::new();
+        for a in artifacts {
+            let name = file_name(&a.path);
+            let stem = name.split('.').next().unwrap_or(name);
+            map.entry(stem).or_default().push(&a.path);
+        }
+        StemIndex(map)
+    }
+
+    /// Files whose stem is a segment of an import target (`a.b.c` → files named
+    /// `b.*` or `c.*`), names shared by more than `max_files` files left out.
+    fn import_targets(&self, facts: &Facts, max_files: usize) -> Vec<&'a str> {
+        let mut out = Vec::new();
+        for import in &facts.imports {
+            for segment in import.target.split(['.', ':', '/', '\\']) {
+                if let Some(paths) = self.0.get(segment)
+                    && segment.len() >= 2
+                    && paths.len() <= max_files
+                {
+                    out.extend(paths.iter().copied());
+                }
+            }
+        }
+        out
+    }
+}
