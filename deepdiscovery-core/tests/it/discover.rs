@@ -8,7 +8,7 @@ use deepdiscovery_core::task::estimate_tokens;
 use deepdiscovery_core::{ContextPackage, DiscoverConfig, MemorySource, Relation, Session, Task};
 use proptest::prelude::*;
 
-use crate::support::fixture_path;
+use crate::support::{fixture_path, stable_json};
 
 const PRICING_TASK: &str = "Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`";
 
@@ -16,15 +16,6 @@ fn discover(session: &Session, task: &str, config: &DiscoverConfig) -> ContextPa
     session
         .discover(&Task::new(task).unwrap(), config)
         .expect("discover runs")
-}
-
-/// The package as JSON without wall times (the only part allowed to differ).
-fn stable_json(package: &ContextPackage) -> serde_json::Value {
-    let mut value: serde_json::Value = serde_json::from_str(&package.to_json()).unwrap();
-    for stage in value["budget"]["stages"].as_array_mut().unwrap() {
-        stage["millis"] = 0.into();
-    }
-    value
 }
 
 /// Every promise a package makes, checked on one package.

@@ -5,6 +5,7 @@ mod support;
 mod config_facts;
 mod discover;
 mod discover_implicit;
+mod freshness;
 mod grammars;
 mod history;
 mod implicit_rules;

@@ -4,13 +4,26 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use deepdiscovery_core::graph::Edge;
-use deepdiscovery_core::{Relation, RepoGraph, Session};
+use deepdiscovery_core::{ContextPackage, Relation, RepoGraph, Session};
 
 /// The path of a fixture repository under `tests/fixtures/` at the workspace root.
 pub fn fixture_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/fixtures")
         .join(name)
+}
+
+/// The package as JSON without wall times (the only part allowed to differ between
+/// two runs): the stages' and the language model's milliseconds are zeroed.
+pub fn stable_json(package: &ContextPackage) -> serde_json::Value {
+    let mut value: serde_json::Value = serde_json::from_str(&package.to_json()).unwrap();
+    for stage in value["budget"]["stages"].as_array_mut().unwrap() {
+        stage["millis"] = 0.into();
+    }
+    if let Some(llm) = value["budget"]["llm"].as_object_mut() {
+        llm.insert("millis".into(), 0.into());
+    }
+    value
 }
 
 /// The graph of a fixture repository, read from disk.
