@@ -1,0 +1,144 @@
+//! How a cold query grows with the repository (issue 9, targets 3 and 5): for each
+//! size of the generated repository, a fresh process lists and reads every file
+//! once (the reference), then opens a `Session` and answers the task, and reports
+//! its wall times, peak RSS (VmHWM), what it read and parsed, and the package's
+//! per-stage costs. One process per size, so the RSS and the caches of one size do
+//! not leak into the next.
+//!
+//! ```sh
+//! cargo bench -p deepdiscovery-core --bench scale                     # 2.5k, 10k, 25k, 50k files
+//! cargo bench -p deepdiscovery-core --bench scale -- --sizes 2500,200000 --json out.json
+//! cargo bench -p deepdiscovery-core --bench scale -- --full-graph     # parse every file instead
+//! ```
+
+use std::fs;
+use std::process::Command;
+use std::time::Instant;
+
+use deepdiscovery_core::{DiscoverConfig, Session, Task};
+
+#[path = "support/synthetic.rs"]
+mod synthetic;
+
+fn main() {
+    let mut sizes = vec![2_500, 10_000, 25_000, 50_000];
+    let mut json = None;
+    let mut one = None;
+    let mut full_graph = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--sizes" => {
+                let list = args.next().unwrap_or_default();
+                sizes = list
+                    .split(',')
+                    .filter_map(|s| s.trim().parse().ok())
+                    .collect();
+            }
+            "--json" => json = args.next(),
+            "--one" => one = args.next().and_then(|v| v.parse().ok()),
+            "--full-graph" => full_graph = true,
+            // `cargo bench` passes `--bench`; other harness flags are ignored too.
+            _ => {}
+        }
+    }
+    if let Some(files) = one {
+        println!("{}", measure(files, full_graph));
+        return;
+    }
+    let exe = std::env::current_exe().expect("own path");
+    println!(
+        "| files | lines | MiB | read all (ms) | cold discover (ms) | ratio | peak RSS (MiB) | read | parsed | stages (ms) |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    let mut rows = Vec::new();
+    for files in sizes {
+        // Generate in this process first, so that generation is not measured.
+        synthetic::ensure(files);
+        let mut command = Command::new(&exe);
+        command.args(["--one", &files.to_string()]);
+        if full_graph {
+            command.arg("--full-graph");
+        }
+        let output = command.output().expect("run one size");
+        let row: serde_json::Value =
+            serde_json::from_slice(&output.stdout).expect("one size's JSON");
+        let stages: Vec<String> = row["stages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| {
+                format!(
+                    "{} {:.0}",
+                    s["stage"].as_str().unwrap_or(""),
+                    s["millis"].as_f64().unwrap_or(0.0)
+                )
+            })
+            .collect();
+        println!(
+            "| {} | {} | {:.0} | {:.0} | {:.0} | {:.2} | {:.0} | {} | {} | {} |",
+            row["files"],
+            row["lines"],
+            row["bytes"].as_f64().unwrap_or(0.0) / 1048576.0,
+            row["read_ms"].as_f64().unwrap_or(0.0),
+            row["discover_ms"].as_f64().unwrap_or(0.0),
+            row["discover_ms"].as_f64().unwrap_or(0.0) / row["read_ms"].as_f64().unwrap_or(1.0),
+            row["peak_rss_mib"].as_f64().unwrap_or(0.0),
+            row["files_read"],
+            row["files_parsed"],
+            stages.join(", ")
+        );
+        rows.push(row);
+    }
+    if let Some(path) = json {
+        let text = serde_json::to_string_pretty(&rows).expect("json");
+        fs::write(&path, text).expect("write --json");
+    }
+}
+
+/// One size, in this (fresh) process: a JSON object.
+fn measure(files: usize, full_graph: bool) -> serde_json::Value {
+    let root = synthetic::ensure(files);
+    let start = Instant::now();
+    let listed = Session::open(&root)
+        .expect("open")
+        .artifacts()
+        .expect("list");
+    let mut bytes = 0usize;
+    let mut lines = 0usize;
+    for a in &listed {
+        if let Ok(data) = fs::read(root.join(&a.path)) {
+            bytes += data.len();
+            lines += memchr_count(&data);
+        }
+    }
+    let read_ms = start.elapsed().as_secs_f64() * 1e3;
+
+    let task = Task::new(synthetic::task(files)).expect("task");
+    let config = DiscoverConfig {
+        full_graph,
+        ..DiscoverConfig::default()
+    };
+    let start = Instant::now();
+    let session = Session::open(&root).expect("open");
+    let package = session.discover(&task, &config).expect("discover");
+    let discover_ms = start.elapsed().as_secs_f64() * 1e3;
+    serde_json::json!({
+        "files": listed.len(),
+        "lines": lines,
+        "bytes": bytes,
+        "read_ms": read_ms,
+        "discover_ms": discover_ms,
+        "peak_rss_mib": synthetic::peak_rss_mib(),
+        "files_read": package.budget.files_read,
+        "files_parsed": package.budget.files_parsed,
+        "stages": package.budget.stages,
+        "top_files": package.files.iter().take(5).map(|f| f.path.clone()).collect::<Vec<_>>(),
+        "notes": package.notes,
+        "full_graph": full_graph,
+    })
+}
+
+fn memchr_count(data: &[u8]) -> usize {
+    data.iter().filter(|&&b| b == b'\n').count()
+}
