@@ -5,7 +5,7 @@ PYTHON ?= python3
 VPY := $(VENV)/bin/python
 DEMO_REPO ?= tests/fixtures/mixed_app
 
-.PHONY: demo test test-rust test-python test-c test-cross lint venv
+.PHONY: demo test test-rust test-python test-c test-cross lint venv bench
 
 DEMO_TASK ?= Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`
 
@@ -45,6 +45,19 @@ test-c:
 # test-c have built the Python module and the C example).
 test-cross: $(VPY)
 	$(VPY) tests/cross/same_files.py target/c/example_shared tests/fixtures/locate_app '$(DEMO_TASK)'
+
+# Speed and scale (issue 9): the scale curve on the generated repository (2.5k to
+# 50k files, one process per size), cold and warm queries (criterion), and, with
+# BENCH_REPO=<checkout> BENCH_TASK=<task file>, the comparison with a per-task bm25s
+# index (installed in target/bench-venv for the benchmark only).
+bench:
+	cargo bench -p deepdiscovery-core --bench scale
+	cargo bench -p deepdiscovery-core --bench query
+	@if [ -n "$(BENCH_REPO)" ]; then \
+		cargo build --release -q -p deepdiscovery-core --example discover && \
+		$(PYTHON) benches/bm25s_baseline.py $(BENCH_REPO) $(BENCH_TASK) \
+			--discover target/release/examples/discover; \
+	fi
 
 lint:
 	cargo fmt --all -- --check

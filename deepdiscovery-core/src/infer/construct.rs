@@ -62,7 +62,13 @@ pub(super) fn run(
     let scope = if config.full_graph {
         listed.iter().map(|a| a.path.clone()).collect()
     } else {
-        scope::neighbourhood(session, &listed, &seeds(&location), config.scope)
+        scope::neighbourhood(
+            session,
+            &listed,
+            &location.words,
+            &seeds(&location),
+            config.scope,
+        )
     };
     let scope_ms = ms(t);
     let t = Instant::now();

@@ -7,9 +7,10 @@
 //! function's, a subclass the base's, a test the class under test, a configuration
 //! file the key the code reads. So the scope grows from the seeds (the anchors and
 //! the best Location candidates) in rounds: parse the frontier, collect the names its
-//! facts expose and use, find in one streaming pass which other files contain those
-//! names as whole words, and take the files that share the rarest names with the
-//! strongest seeds. Names found in many files (`get`, `Symbol` in sympy) link
+//! facts expose and use, find which other files write those names as identifiers
+//! (from the identifier hashes the Location stage's lexical pass kept of every file,
+//! so nothing is read again), and take the files that share the rarest names with
+//! the strongest seeds. Names found in many files (`get`, `Symbol` in sympy) link
 //! everything to everything and are left out, as the graph's hub discount would
 //! weigh them down anyway.
 //!
@@ -19,16 +20,17 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use std::sync::Arc;
+
+use rayon::prelude::*;
 
 use crate::facts::Facts;
-use crate::locate::lexical::MAX_BODY_BYTES;
+use crate::locate::lexical::word_hash;
 use crate::resolve::{file_name, parent_dir};
 use crate::session::{ArtifactInfo, Session};
 
-/// The session's names for the name searches of each round (their per-file results
-/// are kept for a repeated query).
-const SCOPE_PASSES: [&str; 4] = ["scope-1", "scope-2", "scope-3", "scope-4"];
+/// Rounds of growth at most.
+const MAX_ROUNDS: usize = 4;
 
 /// How far and how wide the scope grows.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -60,10 +62,9 @@ impl ScopeLimits {
     /// # Errors
     /// [`crate::Error::InvalidConfig`] naming the limit at fault.
     pub fn validate(&self) -> crate::Result<()> {
-        if self.rounds > SCOPE_PASSES.len() {
+        if self.rounds > MAX_ROUNDS {
             return Err(crate::Error::InvalidConfig(format!(
-                "scope.rounds must be at most {}, got {}",
-                SCOPE_PASSES.len(),
+                "scope.rounds must be at most {MAX_ROUNDS}, got {}",
                 self.rounds
             )));
         }
@@ -81,13 +82,14 @@ impl ScopeLimits {
 pub(crate) fn neighbourhood(
     session: &Session,
     artifacts: &[ArtifactInfo],
+    words: &HashMap<String, Arc<[u32]>>,
     seeds: &[(String, f32)],
     limits: ScopeLimits,
 ) -> Vec<String> {
     let mut scope: BTreeSet<String> = seeds.iter().map(|(p, _)| p.clone()).collect();
     let mut frontier: Vec<(String, f32)> = seeds.to_vec();
     let stems = StemIndex::new(artifacts);
-    for pass in SCOPE_PASSES.iter().copied().take(limits.rounds) {
+    for _ in 0..limits.rounds {
         if frontier.is_empty() {
             break;
         }
@@ -111,7 +113,7 @@ pub(crate) fn neighbourhood(
             .map(|a| a.path.as_str())
             .filter(|p| !scope.contains(*p))
             .collect();
-        let mut score = mention_scores(session, pass, &outside, &names, limits.max_name_files);
+        let mut score = mention_scores(words, &outside, &names, limits.max_name_files);
         for (path, weight) in by_path {
             if !scope.contains(&path) {
                 *score.entry(path).or_insert(0.0) += weight;
@@ -197,69 +199,49 @@ fn last_segment(raw: &str) -> &str {
         .unwrap_or("")
 }
 
-/// Worth searching for: an identifier-like word of three characters or more.
+/// Worth searching for: an identifier (`[A-Za-z_][A-Za-z0-9_]*`, as the lexical
+/// pass reads them) of three characters or more, with a letter.
 fn is_searchable(name: &str) -> bool {
     name.len() >= 3
         && name.len() <= 80
-        && name.bytes().all(|b| is_word_byte(b) || b == b'-')
+        && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
         && name.bytes().any(|b| b.is_ascii_alphabetic())
 }
 
-/// A byte that continues an identifier: a match next to one is part of a longer word.
-fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
-}
-
-/// Scores the files of `paths` by the names of `names` they contain as whole words:
-/// Σ weight(name) / (files containing the name), names found in more than
-/// `max_files` files left out. One streaming pass, files read in parallel and
-/// dropped after the search (the session keeps each file's hits for a repeated
-/// query).
+/// Scores the files of `paths` by the names of `names` they write (as whole
+/// identifiers, from the lexical pass's word hashes, so no file is read again):
+/// Σ weight(name) / (files writing the name), names found in more than `max_files`
+/// files left out. A file the lexical pass did not read (beyond `budget.max_files`)
+/// is found by no name.
 fn mention_scores(
-    session: &Session,
-    pass: &'static str,
+    words: &HashMap<String, Arc<[u32]>>,
     paths: &[&str],
     names: &BTreeMap<String, f32>,
     max_files: usize,
 ) -> HashMap<String, f32> {
-    let patterns: Vec<&str> = names.keys().map(String::as_str).collect();
     let weights: Vec<f32> = names.values().copied().collect();
-    if patterns.is_empty() {
+    // Two names with one hash would share their files: the first (in name order) wins.
+    let mut by_hash: HashMap<u32, u32> = HashMap::with_capacity(names.len());
+    for (i, name) in names.keys().enumerate() {
+        by_hash.entry(word_hash(name)).or_insert(i as u32);
+    }
+    if by_hash.is_empty() {
         return HashMap::new();
     }
-    let Ok(automaton) = AhoCorasick::builder()
-        .match_kind(MatchKind::LeftmostLongest)
-        .build(&patterns)
-    else {
-        return HashMap::new();
-    };
-    let mut key = xxhash_rust::xxh3::Xxh3::new();
-    for p in &patterns {
-        key.update(p.as_bytes());
-        key.update(&[0]);
-    }
-    let search = |_: &str, bytes: &[u8]| -> Vec<u32> {
-        let text = &bytes[..bytes.len().min(MAX_BODY_BYTES)];
-        let mut hits: Vec<u32> = automaton
-            .find_iter(text)
-            .filter(|m| {
-                let before = m.start().checked_sub(1).map(|i| text[i]);
-                let after = text.get(m.end()).copied();
-                !before.is_some_and(is_word_byte) && !after.is_some_and(is_word_byte)
-            })
-            .map(|m| m.pattern().as_u32())
-            .collect();
-        hits.sort_unstable();
-        hits.dedup();
-        hits
-    };
-    let found: Vec<(usize, Vec<u32>)> = session
-        .scan_files(pass, key.digest(), paths, &search)
-        .into_iter()
+    let found: Vec<(usize, Vec<u32>)> = paths
+        .par_iter()
         .enumerate()
-        .filter(|(_, hits)| !hits.is_empty())
+        .filter_map(|(i, path)| {
+            let hits: Vec<u32> = words
+                .get(*path)?
+                .iter()
+                .filter_map(|h| by_hash.get(h).copied())
+                .collect();
+            (!hits.is_empty()).then_some((i, hits))
+        })
         .collect();
-    let mut files_per_name = vec![0usize; patterns.len()];
+    let mut files_per_name = vec![0usize; names.len()];
     for (_, hits) in &found {
         for &h in hits {
             files_per_name[h as usize] += 1;

@@ -17,6 +17,33 @@ use std::collections::{HashMap, HashSet};
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
+/// A fast hash for the short words of the pass (the FxHash of rustc: one multiply
+/// per 8 bytes). Not DoS-resistant, which the pass does not need: its keys are the
+/// task's terms, looked up with the repository's words.
+#[derive(Default, Clone, Copy)]
+pub struct WordHasher(u64);
+
+impl std::hash::Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(SEED);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(SEED);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A map keyed by words, with [`WordHasher`].
+pub type WordMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<WordHasher>>;
+
 /// Fields of a file's lexical view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Field {
@@ -94,9 +121,9 @@ fn normalize_into(word: &str, buf: &mut String) -> bool {
 }
 
 fn is_stop(word: &str) -> bool {
-    static SET: std::sync::LazyLock<HashSet<&'static str>> =
-        std::sync::LazyLock::new(|| STOP.iter().copied().collect());
-    word.len() <= MAX_STOP_LEN && SET.contains(word)
+    static SET: std::sync::LazyLock<WordMap<&'static str, ()>> =
+        std::sync::LazyLock::new(|| STOP.iter().map(|w| (*w, ())).collect());
+    word.len() <= MAX_STOP_LEN && SET.contains_key(word)
 }
 
 /// The longest stop word.
@@ -185,8 +212,7 @@ pub fn words(text: &str) -> impl Iterator<Item = &str> {
 
 /// Runs of `[A-Za-z0-9_]` that start with a letter or `_`.
 pub fn identifiers(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+    words(text).filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
 }
 
 /// Keywords after which a line defines the next identifier.
@@ -356,6 +382,10 @@ pub struct FileStats {
     pub mentions: Vec<u32>,
     /// Indexes (into `Query::phrases`) of phrases this file contains.
     pub phrases: Vec<u32>,
+    /// [`word_hash`] of every identifier the file writes (case-sensitive), sorted and
+    /// deduplicated: which names a file mentions, without its text (the graph's
+    /// scope is grown from it).
+    pub words: std::sync::Arc<[u32]>,
 }
 
 /// The result of the pass over all files.
@@ -392,8 +422,8 @@ pub fn scan(
 /// gives depends on the query and that text alone (so it can be kept per file).
 pub struct Scanner<'q> {
     terms: usize,
-    term_index: HashMap<&'q str, u32>,
-    symbol_index: HashMap<&'q str, u32>,
+    term_index: WordMap<&'q str, u32>,
+    symbol_index: WordMap<&'q str, u32>,
     phrases: Option<AhoCorasick>,
 }
 
@@ -462,15 +492,16 @@ fn scan_one(
     path: &str,
     text: &str,
     terms: usize,
-    term_index: &HashMap<&str, u32>,
-    symbol_index: &HashMap<&str, u32>,
+    term_index: &WordMap<&str, u32>,
+    symbol_index: &WordMap<&str, u32>,
     phrases: Option<&AhoCorasick>,
 ) -> FileStats {
     let mut stats = FileStats {
         counts: vec![[0u16; FIELDS]; terms],
         ..FileStats::default()
     };
-    let filter = TermFilter::new(term_index);
+    let filter = TermFilter::new(term_index.keys());
+    let symbol_filter = TermFilter::new(symbol_index.keys());
     let count = |field: Field, token: &str, stats: &mut FileStats| {
         stats.lengths[field as usize] += 1;
         if filter.may_contain(token)
@@ -498,6 +529,7 @@ fn scan_one(
     }
     let mut defines: HashSet<u32> = HashSet::new();
     let mut mentions: HashSet<u32> = HashSet::new();
+    let mut words: Vec<u32> = Vec::new();
     for line in body.lines() {
         if let Some(def) = defined_name(line) {
             tokenize_with(def, &mut buf, |t| count(Field::Defs, t, &mut stats));
@@ -505,11 +537,12 @@ fn scan_one(
                 defines.insert(s);
             }
         }
-        if !symbol_index.is_empty() {
-            for ident in identifiers(line) {
-                if let Some(&s) = symbol_index.get(ident) {
-                    mentions.insert(s);
-                }
+        for ident in identifiers(line) {
+            words.push(word_hash(ident));
+            if symbol_filter.may_contain(ident)
+                && let Some(&s) = symbol_index.get(ident)
+            {
+                mentions.insert(s);
             }
         }
         tokenize_with(line, &mut buf, |t| count(Field::Body, t, &mut stats));
@@ -526,7 +559,19 @@ fn scan_one(
     stats.defines.sort_unstable();
     stats.mentions = mentions.into_iter().collect();
     stats.mentions.sort_unstable();
+    words.sort_unstable();
+    words.dedup();
+    stats.words = words.into();
     stats
+}
+
+/// The 32-bit hash of an identifier kept in [`FileStats::words`].
+pub fn word_hash(word: &str) -> u32 {
+    use std::hash::Hasher;
+    let mut hasher = WordHasher::default();
+    hasher.write(word.as_bytes());
+    let h = hasher.finish();
+    (h ^ (h >> 32)) as u32
 }
 
 /// A cheap pre-check before the hash lookup of a token among the query terms: the
@@ -535,9 +580,9 @@ fn scan_one(
 struct TermFilter([u64; 256]);
 
 impl TermFilter {
-    fn new(terms: &HashMap<&str, u32>) -> Self {
+    fn new<'a>(terms: impl Iterator<Item = &'a &'a str>) -> Self {
         let mut table = [0u64; 256];
-        for term in terms.keys() {
+        for term in terms {
             if let Some(&first) = term.as_bytes().first() {
                 table[first as usize] |= 1 << term.len().min(63);
             }

@@ -15,6 +15,8 @@ mod stage;
 pub mod task_type;
 pub mod view;
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::artifact::Role;
@@ -175,6 +177,10 @@ pub struct Location {
     pub llm: Option<LlmUsage>,
     /// The candidates given full tree-sitter facts (the narrowing), sorted.
     pub parsed: Vec<String>,
+    /// Per file read by the lexical pass, the hashes of the identifiers it writes
+    /// ([`lexical::FileStats::words`]): where the graph's scope looks for names.
+    #[serde(skip)]
+    pub(crate) words: std::sync::Arc<HashMap<String, std::sync::Arc<[u32]>>>,
 }
 
 impl Location {

@@ -78,6 +78,11 @@ pub(crate) fn run(
     let scanner = lexical::Scanner::new(&query);
     let (stats, by_path_alone) = lexical_pass(session, &query, &scanner, &paths, config);
     let view = lexical::aggregate(&query, stats);
+    let words: HashMap<String, std::sync::Arc<[u32]>> = paths
+        .iter()
+        .zip(&view.files)
+        .map(|(path, stats)| (path.to_string(), std::sync::Arc::clone(&stats.words)))
+        .collect();
 
     let resolver = LexicalResolver {
         artifacts: &artifacts,
@@ -317,6 +322,7 @@ pub(crate) fn run(
         constraints: judgment.constraints,
         llm: None,
         parsed: facts.iter().map(|(path, _)| path.clone()).collect(),
+        words: std::sync::Arc::new(words),
         cost: LocateCost {
             files_read: n - by_path_alone,
             files_parsed: facts.len(),

@@ -24,5 +24,6 @@ mod locate;
 mod mixed;
 mod roles;
 mod rules;
+mod scope;
 mod session;
 mod source;
