@@ -25,7 +25,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::facts::Facts;
-use crate::locate::lexical::word_hash;
+use crate::locate::lexical::{WordMap, word_hash};
 use crate::resolve::{file_name, parent_dir};
 use crate::session::{ArtifactInfo, Session};
 
@@ -222,7 +222,7 @@ fn mention_scores(
 ) -> HashMap<String, f32> {
     let weights: Vec<f32> = names.values().copied().collect();
     // Two names with one hash would share their files: the first (in name order) wins.
-    let mut by_hash: HashMap<u32, u32> = HashMap::with_capacity(names.len());
+    let mut by_hash: WordMap<u32, u32> = WordMap::default();
     for (i, name) in names.keys().enumerate() {
         by_hash.entry(word_hash(name)).or_insert(i as u32);
     }

@@ -14,6 +14,7 @@
 //! and needs the whole corpus indexed first, which is what this pass avoids.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
@@ -385,14 +386,14 @@ pub struct FileStats {
     /// [`word_hash`] of every identifier the file writes (case-sensitive), sorted and
     /// deduplicated: which names a file mentions, without its text (the graph's
     /// scope is grown from it).
-    pub words: std::sync::Arc<[u32]>,
+    pub words: Arc<[u32]>,
 }
 
 /// The result of the pass over all files.
 #[derive(Debug, Default)]
 pub struct LexicalView {
     /// Per file, in the order given.
-    pub files: Vec<FileStats>,
+    pub files: Vec<Arc<FileStats>>,
     /// Document frequency of each query term.
     pub df: Vec<u32>,
     /// Average length of each field over the files.
@@ -411,9 +412,9 @@ pub fn scan(
 ) -> LexicalView {
     use rayon::prelude::*;
     let scanner = Scanner::new(query);
-    let stats: Vec<FileStats> = paths
+    let stats: Vec<Arc<FileStats>> = paths
         .par_iter()
-        .map(|path| scanner.scan_file(path, read(path).as_deref().unwrap_or("")))
+        .map(|path| Arc::new(scanner.scan_file(path, read(path).as_deref().unwrap_or(""))))
         .collect();
     aggregate(query, stats)
 }
@@ -466,7 +467,7 @@ impl<'q> Scanner<'q> {
 
 /// The view over all files from their per-file stats (document frequencies and
 /// average field lengths).
-pub fn aggregate(query: &Query, stats: Vec<FileStats>) -> LexicalView {
+pub fn aggregate(query: &Query, stats: Vec<Arc<FileStats>>) -> LexicalView {
     let mut df = vec![0u32; query.terms.len()];
     let mut total = [0f64; FIELDS];
     for s in &stats {

@@ -3,6 +3,7 @@
 //! anchors with the signals that made them.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::assist;
@@ -78,10 +79,10 @@ pub(crate) fn run(
     let scanner = lexical::Scanner::new(&query);
     let (stats, by_path_alone) = lexical_pass(session, &query, &scanner, &paths, config);
     let view = lexical::aggregate(&query, stats);
-    let words: HashMap<String, std::sync::Arc<[u32]>> = paths
+    let words: HashMap<String, Arc<[u32]>> = paths
         .iter()
         .zip(&view.files)
-        .map(|(path, stats)| (path.to_string(), std::sync::Arc::clone(&stats.words)))
+        .map(|(path, stats)| (path.to_string(), Arc::clone(&stats.words)))
         .collect();
 
     let resolver = LexicalResolver {
@@ -322,7 +323,7 @@ pub(crate) fn run(
         constraints: judgment.constraints,
         llm: None,
         parsed: facts.iter().map(|(path, _)| path.clone()).collect(),
-        words: std::sync::Arc::new(words),
+        words: Arc::new(words),
         cost: LocateCost {
             files_read: n - by_path_alone,
             files_parsed: facts.len(),
@@ -341,8 +342,10 @@ fn lexical_pass(
     scanner: &lexical::Scanner<'_>,
     paths: &[&str],
     config: &LocateConfig,
-) -> (Vec<lexical::FileStats>, usize) {
-    let scan = |path: &str, bytes: &[u8]| scanner.scan_file(path, &String::from_utf8_lossy(bytes));
+) -> (Vec<Arc<lexical::FileStats>>, usize) {
+    let scan = |path: &str, bytes: &[u8]| {
+        Arc::new(scanner.scan_file(path, &String::from_utf8_lossy(bytes)))
+    };
     let limit = config.budget.max_files;
     if paths.len() <= limit {
         return (
@@ -350,8 +353,10 @@ fn lexical_pass(
             0,
         );
     }
-    let mut stats: Vec<lexical::FileStats> =
-        paths.iter().map(|p| scanner.scan_file(p, "")).collect();
+    let mut stats: Vec<Arc<lexical::FileStats>> = paths
+        .iter()
+        .map(|p| Arc::new(scanner.scan_file(p, "")))
+        .collect();
     let by_path = lexical::aggregate(query, stats.clone());
     let mut order: Vec<usize> = (0..paths.len()).collect();
     let score: Vec<f32> = (0..paths.len())

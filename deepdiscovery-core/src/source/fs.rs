@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::UNIX_EPOCH;
 
-use ignore::WalkBuilder;
+use ignore::{WalkBuilder, WalkState};
 
 use super::history::{History, HistoryOptions, git_head, read_git_history};
 use super::{
@@ -124,6 +124,64 @@ impl FsSource {
         }
         Some(out)
     }
+
+    /// The listing entry of one walked item, or why it is skipped (`None`: not a
+    /// file).
+    fn entry_of(
+        &self,
+        item: std::result::Result<ignore::DirEntry, ignore::Error>,
+    ) -> Option<std::result::Result<Entry, (SkipReason, String)>> {
+        let entry = match item {
+            Ok(entry) => entry,
+            Err(err) => {
+                let path = error_path(&err);
+                let is_link = path
+                    .and_then(|p| std::fs::symlink_metadata(p).ok())
+                    .is_some_and(|m| m.file_type().is_symlink());
+                let reason = if is_loop(&err) || is_link {
+                    SkipReason::BrokenLink
+                } else {
+                    SkipReason::Unreadable
+                };
+                let shown = path
+                    .and_then(|p| self.relative(p))
+                    .unwrap_or_else(|| err.to_string());
+                return Some(Err((reason, shown)));
+            }
+        };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            return None;
+        }
+        let Some(rel) = self.relative(entry.path()) else {
+            return Some(Err((
+                SkipReason::NonUtf8Path,
+                entry.path().to_string_lossy().into_owned(),
+            )));
+        };
+        if has_binary_extension(&rel) {
+            return Some(Err((SkipReason::Binary, rel)));
+        }
+        let meta = match entry.metadata() {
+            Ok(meta) => meta,
+            Err(_) => {
+                return Some(Err((SkipReason::Unreadable, rel)));
+            }
+        };
+        if meta.len() > self.max_file_size {
+            return Some(Err((SkipReason::TooLarge, rel)));
+        }
+        let mtime = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        Some(Ok(Entry {
+            path: rel,
+            size: meta.len(),
+            stamp: Stamp::Modified(mtime),
+        }))
+    }
 }
 
 impl RepoSource for FsSource {
@@ -169,67 +227,24 @@ impl RepoSource for FsSource {
                 }
                 false
             })
-            .build();
+            .build_parallel();
 
-        let mut entries = Vec::new();
-        let mut local = SkipStats::default();
-        for item in walker {
-            let entry = match item {
-                Ok(entry) => entry,
-                Err(err) => {
-                    let path = error_path(&err);
-                    let is_link = path
-                        .and_then(|p| std::fs::symlink_metadata(p).ok())
-                        .is_some_and(|m| m.file_type().is_symlink());
-                    let reason = if is_loop(&err) || is_link {
-                        SkipReason::BrokenLink
-                    } else {
-                        SkipReason::Unreadable
-                    };
-                    let shown = path
-                        .and_then(|p| self.relative(p))
-                        .unwrap_or_else(|| err.to_string());
-                    local.record(reason, shown);
-                    continue;
+        // Directories are read and files stat'ed on every core; the order is
+        // restored by the sort below.
+        let entries = Mutex::new(Vec::new());
+        let local = Mutex::new(SkipStats::default());
+        walker.run(|| {
+            Box::new(|item| {
+                match self.entry_of(item) {
+                    Some(Ok(entry)) => lock(&entries).push(entry),
+                    Some(Err((reason, path))) => lock(&local).record(reason, path),
+                    None => {}
                 }
-            };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                continue;
-            }
-            let Some(rel) = self.relative(entry.path()) else {
-                local.record(
-                    SkipReason::NonUtf8Path,
-                    entry.path().to_string_lossy().into_owned(),
-                );
-                continue;
-            };
-            if has_binary_extension(&rel) {
-                local.record(SkipReason::Binary, rel);
-                continue;
-            }
-            let meta = match entry.metadata() {
-                Ok(meta) => meta,
-                Err(_) => {
-                    local.record(SkipReason::Unreadable, rel);
-                    continue;
-                }
-            };
-            if meta.len() > self.max_file_size {
-                local.record(SkipReason::TooLarge, rel);
-                continue;
-            }
-            let mtime = meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                .map(|d| d.as_nanos())
-                .unwrap_or(0);
-            entries.push(Entry {
-                path: rel,
-                size: meta.len(),
-                stamp: Stamp::Modified(mtime),
-            });
-        }
+                WalkState::Continue
+            })
+        });
+        let mut entries = entries.into_inner().unwrap_or_else(|e| e.into_inner());
+        let local = local.into_inner().unwrap_or_else(|e| e.into_inner());
         entries.sort_by(|a, b| a.path.cmp(&b.path));
         entries.dedup_by(|a, b| a.path == b.path);
         let mut skipped = skipped.lock().map(|s| s.clone()).unwrap_or_default();
@@ -281,4 +296,9 @@ fn error_path(err: &ignore::Error) -> Option<&Path> {
         }
         _ => None,
     }
+}
+
+/// Locks a mutex, recovering from poisoning (the walker's callbacks only push).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
