@@ -29,6 +29,9 @@ const GAIN_BRIDGE: f32 = 0.25;
 const GAIN_ROLE: f32 = 0.25;
 /// Cost is clamped to this range (1 is an action of average size).
 const COST_RANGE: (f32, f32) = (0.25, 4.0);
+/// Links followed from one file per relation and direction at most (its best by
+/// Location score).
+const MAX_FAN_OUT: usize = 32;
 /// Local search looks at this many of the best Location candidates per anchor.
 const LOCAL_SEARCH_DEPTH: usize = 4;
 /// A file used by more than this many others (explicit or implicit links) bridges
@@ -497,11 +500,29 @@ fn add_links(
     frontier: &mut BTreeMap<String, Vec<Link>>,
 ) {
     let graph = input.graph;
-    let edges = graph
+    let mut edges: Vec<_> = graph
         .edges_from(&file.path)
         .into_iter()
         .map(|e| (e, true))
-        .chain(graph.edges_to(&file.path).into_iter().map(|e| (e, false)));
+        .chain(graph.edges_to(&file.path).into_iter().map(|e| (e, false)))
+        .collect();
+    // A hub (the manifest of a module of thousands of files, a base class everything
+    // extends) offers its links by the best Location score first, MAX_FAN_OUT of them
+    // per relation and direction: the rest say nothing of the task, and costing each
+    // of them would read thousands of files.
+    let score = |path: &str| input.location.get(path).copied().unwrap_or(0.0);
+    edges.sort_by(|a, b| {
+        (a.0.relation, a.1)
+            .cmp(&(b.0.relation, b.1))
+            .then_with(|| score(far_end(b)).total_cmp(&score(far_end(a))))
+            .then_with(|| far_end(a).cmp(far_end(b)))
+    });
+    let mut taken: HashMap<(Relation, bool), usize> = HashMap::new();
+    edges.retain(|(edge, forward)| {
+        let n = taken.entry((edge.relation, *forward)).or_default();
+        *n += 1;
+        *n <= MAX_FAN_OUT
+    });
     for (edge, forward) in edges {
         let other = if forward { edge.to } else { edge.from };
         if index.contains_key(other) || other == file.path {
@@ -542,6 +563,11 @@ fn add_links(
             rationale: format!("matches the task and sits beside `{}`", file.path),
         });
     }
+}
+
+/// The file an edge leads to from the one whose links are listed.
+fn far_end<'g>((edge, forward): &(crate::graph::Edge<'g>, bool)) -> &'g str {
+    if *forward { edge.to } else { edge.from }
 }
 
 /// How many files link to `path` by explicit or implicit relations.

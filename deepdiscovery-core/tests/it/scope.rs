@@ -109,3 +109,34 @@ fn scope_limits_are_checked() {
     let package = session.discover(&task, &config).unwrap();
     assert_eq!(package.anchors[0].path, "payments/refunds.py");
 }
+
+#[test]
+fn a_hub_offers_its_best_links_only() {
+    // A module manifest with 400 member files: every member links to it (SameModule),
+    // so expansion from it must not cost (and parse) all 400.
+    let mut files: Vec<(String, String)> = (0..400)
+        .map(|i| {
+            (
+                format!("pkg{}/file{i}.go", i / 20),
+                format!(
+                    "package pkg{}\n\nfunc Handler{i}() int {{ return {i} }}\n",
+                    i / 20
+                ),
+            )
+        })
+        .collect();
+    files.push((
+        "go.mod".into(),
+        "module example.com/old/platform\n\ngo 1.22\n".into(),
+    ));
+    let session = Session::new(MemorySource::from_files(files.clone()).unwrap());
+    let task = Task::new("go.mod declares the old module path example.com/old/platform").unwrap();
+    let package = session.discover(&task, &DiscoverConfig::default()).unwrap();
+    assert_eq!(package.anchors[0].path, "go.mod");
+    let parsed = session.stats().parsed;
+    assert!(
+        parsed < files.len() / 2,
+        "{parsed} of {} files parsed for one query",
+        files.len()
+    );
+}
