@@ -1,6 +1,7 @@
 """Config: every parameter of the paper, frozen, with the core as the range checker."""
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -71,3 +72,34 @@ def test_session_options_carry_history_and_rules():
     assert Config(history=False).to_session_options()["history"] is False
     bounded = Config(history_max_commits=20).to_session_options(rules="x")
     assert bounded["history"]["max_commits"] == 20 and bounded["rules"] == "x"
+
+
+def test_graph_scope_and_max_files_reach_the_core():
+    c = Config(full_graph=True, scope_rounds=1, scope_per_round=10, max_files=500)
+    options = c.to_options()
+    assert options["full_graph"] is True
+    assert options["scope"] == {
+        "rounds": 1,
+        "per_round": 10,
+        "max_name_files": 24,
+        "max_names_per_file": 100,
+    }
+    assert options["budget"]["max_files"] == 500
+    assert Config.from_dict(c.to_dict()) == c
+    with pytest.raises(deepdiscovery.ConfigError, match="scope.rounds"):
+        Config(scope_rounds=9)
+    with pytest.raises(deepdiscovery.ConfigError, match="max_files|files must be positive"):
+        Config(max_files=0)
+
+
+def test_max_files_degrades_with_a_note():
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    package = deepdiscovery.discover(
+        fixtures / "locate_app",
+        "Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP "
+        "in `convert_currency`",
+        max_files=4,
+    )
+    assert package.budget["files_read"] == 4
+    assert any("budget.max_files" in note for note in package.notes)
+    assert "inventory/pricing/currency.py" in [f.path for f in package.files]
