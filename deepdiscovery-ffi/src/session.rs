@@ -226,7 +226,8 @@ pub unsafe extern "C" fn dd_session_set_embedder(
 ///   - `"preset"`: `"auto"` or `{"fixed": {"sem": f, "sum": f, "rule": f, "prior": f}}`;
 ///   - `"location_ablation"`: `{"no_sem", "no_sum", "no_rule", "no_prior",
 ///     "no_history"}` booleans;
-///   - `"budget"`: `{"max_tokens": 16000, "max_steps": 64, "location_share": 0.25}`;
+///   - `"budget"`: `{"max_tokens": 16000, "max_steps": 64, "location_share": 0.25,
+///     "max_files": 100000}` (beyond `max_files` files, the rest are ranked by path);
 ///   - `"tau"` (0.15), `"kappa"` (0.62): numbers in [0, 1];
 ///   - `"patience"`: integer (2);
 ///   - `"ablation"`: `{"location_only", "no_compression", "no_implicit",
@@ -234,6 +235,10 @@ pub unsafe extern "C" fn dd_session_set_embedder(
 ///   - `"llm"`: what a language model set with `dd_session_set_llm` is asked:
 ///     `{"environment": true, "summary": true, "promotion": true, "max_calls": 3,
 ///     "max_prompt_tokens": 6000}` (the package's `budget.llm` reports its calls);
+///   - `"full_graph"`: boolean (false), parse every file for the graph instead of
+///     the task's neighbourhood;
+///   - `"scope"`: how the neighbourhood grows, `{"rounds": 2, "per_round": 48,
+///     "max_name_files": 24, "max_names_per_file": 100}`;
 ///   - `"hints"`: `{"paths": [...], "symbols": [...], "failing_tests": [...]}`,
 ///     what the caller already knows (strings).
 ///
