@@ -13,6 +13,7 @@ pub(crate) mod lexical;
 mod score;
 mod stage;
 pub mod task_type;
+mod template;
 pub mod view;
 
 use std::collections::HashMap;

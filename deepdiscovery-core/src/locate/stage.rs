@@ -13,6 +13,7 @@ use super::history;
 use super::lexical::{self, LexicalView, Query};
 use super::score::{self, noisy_or};
 use super::task_type;
+use super::template;
 use super::view;
 use super::{LocateConfig, LocateCost, Location, ScoredFile, Terms};
 use crate::Result;
@@ -62,6 +63,13 @@ pub(crate) fn run(
     // What the author wrote: issue templates' HTML comments ("this template applies to
     // bug reports, feature proposals and documentation requests…") are not the task.
     let text = cues::strip_html_comments(&task.text);
+    // Nor are the lines it repeats from the repository's issue templates.
+    let templates: Vec<String> = artifacts
+        .iter()
+        .filter(|a| template::is_issue_template(&a.path))
+        .filter_map(|a| session.read_text(&a.path))
+        .collect();
+    let text = template::TemplateEcho::new(templates.iter().map(String::as_str)).strip(&text);
     let text = text.as_str();
     let mut task_type = task_type::classify(text);
     // With a language model: its reading of the task type, modules and constraints.
@@ -168,6 +176,17 @@ pub(crate) fn run(
             prior: task_type::blended_prior(task_type, artifacts[i].role),
         })
         .collect();
+    // The task was written from the issue templates, not about them.
+    for (i, a) in artifacts.iter().enumerate() {
+        if template::is_issue_template(&a.path) {
+            terms[i] = Terms {
+                sem: 0.0,
+                sum: 0.0,
+                rule: 0.0,
+                ..terms[i]
+            };
+        }
+    }
     let mut scores: Vec<f32> = terms
         .iter()
         .map(|t| score::combine(&weights, t, &config.ablation))

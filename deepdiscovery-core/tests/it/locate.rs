@@ -285,3 +285,39 @@ fn an_embedder_fuses_similarity_into_s_sem_and_a_broken_one_is_ignored() {
     assert_eq!(top(&fallback, 10), top(&plain, 10));
     assert!(plain.explain().contains("score"));
 }
+
+#[test]
+fn the_issue_template_a_task_was_written_from_is_no_candidate() {
+    let template = "---\nname: Bug report\nabout: Create a report to help us improve\n---\n\n\
+                    ## Describe the bug\n\n## Steps to reproduce the behavior\n\n\
+                    ## Expected behavior\n\n## Screenshots or logs\n\n## Desktop environment\n";
+    let files = [
+        (".github/ISSUE_TEMPLATE/bug_report.md", template),
+        (
+            "app/export/csv_writer.py",
+            "def write_rows(rows, path):\n    \"\"\"Writes rows as CSV with a header.\"\"\"\n",
+        ),
+        (
+            "app/report/summary.py",
+            "def summary_report(rows):\n    return len(rows)\n",
+        ),
+        (
+            "app/ui/screens.py",
+            "def render_screen(screen):\n    return screen\n",
+        ),
+    ];
+    let session = Session::new(deepdiscovery_core::MemorySource::from_files(files).unwrap());
+    let task = "## Describe the bug\n\nThe CSV export writes the header twice.\n\n\
+                ## Steps to reproduce the behavior\n\nExport any table as CSV.\n\n\
+                ## Expected behavior\n\nOne header row.\n\n## Desktop environment\n\nLinux\n";
+    let location = session
+        .locate(&Task::new(task).unwrap(), &LocateConfig::default())
+        .unwrap();
+    assert_eq!(location.ranked[0].path, "app/export/csv_writer.py");
+    let template_rank = rank_of(&location, ".github/ISSUE_TEMPLATE/bug_report.md");
+    assert!(
+        template_rank > 3,
+        "the template ranks {template_rank}: {:?}",
+        location.ranked
+    );
+}
