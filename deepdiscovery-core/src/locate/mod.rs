@@ -10,6 +10,7 @@ pub mod cues;
 pub mod environment;
 pub mod history;
 pub(crate) mod lexical;
+mod report;
 mod score;
 mod stage;
 pub mod task_type;

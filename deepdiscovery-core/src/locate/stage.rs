@@ -11,6 +11,7 @@ use super::cues::{self, Cue, CueKind, CueResolver, ResolvedCue};
 use super::environment::{Environment, ListedFile};
 use super::history;
 use super::lexical::{self, LexicalView, Query};
+use super::report;
 use super::score::{self, noisy_or};
 use super::task_type;
 use super::template;
@@ -62,7 +63,8 @@ pub(crate) fn run(
     let environment = Environment::infer(&listed, &read);
     // What the author wrote: issue templates' HTML comments ("this template applies to
     // bug reports, feature proposals and documentation requests…") are not the task.
-    let text = cues::strip_html_comments(&task.text);
+    // Nor is the environment the reporter pasted (versions of everything installed).
+    let text = report::strip(&cues::strip_html_comments(&task.text));
     // Nor are the lines it repeats from the repository's issue templates.
     let templates: Vec<String> = artifacts
         .iter()
@@ -80,7 +82,7 @@ pub(crate) fn run(
     }
 
     // Cues from the text and from the caller's hints.
-    let mut all_cues = cues::extract(&task.text);
+    let mut all_cues = cues::extract(text);
     all_cues.extend(hint_cues(task));
     let query = build_query(text, &all_cues);
     let paths: Vec<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
