@@ -273,7 +273,9 @@ impl Session {
         Ok(self.current_history(&mut state))
     }
 
-    /// What the session did since its last listing.
+    /// What the session did since its last listing. A query lists the repository
+    /// once, when it starts: after `discover` or `locate`, these are that query's
+    /// numbers (files parsed for it, facts reused from earlier queries).
     pub fn stats(&self) -> SessionStats {
         lock(&self.state).stats.clone()
     }
