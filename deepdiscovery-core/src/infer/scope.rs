@@ -213,7 +213,8 @@ fn is_searchable(name: &str) -> bool {
 /// identifiers, from the lexical pass's word hashes, so no file is read again):
 /// Σ weight(name) / (files writing the name), names found in more than `max_files`
 /// files left out. A file the lexical pass did not read (beyond `budget.max_files`)
-/// is found by no name.
+/// is found by no name. The hashes are 32-bit: a chance collision (about one file in
+/// three thousand per round, for a few thousand names) adds one weak, wrong hit.
 fn mention_scores(
     words: &HashMap<String, Arc<[u32]>>,
     paths: &[&str],
