@@ -11,6 +11,7 @@ use super::{
     DEFAULT_MAX_FILE_SIZE, Entry, Listing, RepoSource, SkipReason, SkipStats, Stamp,
     has_binary_extension, validate_relative,
 };
+use crate::session::lock;
 use crate::{Error, Result};
 
 /// Version-control metadata directories that are never part of the repository's content.
@@ -296,9 +297,4 @@ fn error_path(err: &ignore::Error) -> Option<&Path> {
         }
         _ => None,
     }
-}
-
-/// Locks a mutex, recovering from poisoning (the walker's callbacks only push).
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
