@@ -6,6 +6,7 @@
 //! facts (no index is built first).
 
 mod assist;
+mod counterparts;
 pub mod cues;
 pub mod environment;
 pub mod history;

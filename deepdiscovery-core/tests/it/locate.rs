@@ -321,3 +321,68 @@ fn the_issue_template_a_task_was_written_from_is_no_candidate() {
         location.ranked
     );
 }
+
+#[test]
+fn the_counterpart_of_a_strong_candidate_ranks_beside_it() {
+    // The PostgreSQL twin shares none of the task's symbols.
+    let backend = |dialect: &str, method: &str| {
+        [
+            (
+                format!("app/backends/{dialect}/operations.py"),
+                format!(
+                    "class Operations:\n    def {method}(self, kind, field, tzname):\n        \
+                     return kind\n\n    def quote_name(self, name):\n        return name\n"
+                ),
+            ),
+            (
+                format!("app/backends/{dialect}/schema.py"),
+                "class Schema:\n    def create_table(self, model):\n        pass\n".to_string(),
+            ),
+            (
+                format!("app/backends/{dialect}/client.py"),
+                "class Client:\n    def connect(self):\n        pass\n".to_string(),
+            ),
+        ]
+    };
+    let mut files: Vec<(String, String)> = Vec::new();
+    files.extend(backend("mysql", "date_trunc_sql"));
+    files.extend(backend("postgresql", "truncate"));
+    files.push((
+        "app/utils/timezone.py".into(),
+        "def localtime(value, timezone):\n    \"\"\"Date and time in the timezone.\"\"\"\n    \
+         return value\n"
+            .into(),
+    ));
+    files.push((
+        "app/db/functions.py".into(),
+        "class Trunc:\n    \"\"\"Truncates a date to a kind: year, month, day.\"\"\"\n    \
+         def as_sql(self, compiler):\n        return compiler.date_trunc(self.kind)\n"
+            .into(),
+    ));
+    files.push((
+        "app/forms/fields.py".into(),
+        "class DateField:\n    \"\"\"A date field with a timezone.\"\"\"\n".into(),
+    ));
+    files.push(("app/__init__.py".into(), String::new()));
+    let session = Session::new(deepdiscovery_core::MemorySource::from_files(files).unwrap());
+    let task = "MySQL: truncating a date to the month ignores the connection's timezone. \
+                `date_trunc_sql` in the MySQL backend drops tzname.";
+    let location = session
+        .locate(&Task::new(task).unwrap(), &LocateConfig::default())
+        .unwrap();
+    assert_eq!(location.ranked[0].path, "app/backends/mysql/operations.py");
+    let twin = "app/backends/postgresql/operations.py";
+    assert!(
+        rank_of(&location, twin) <= 3,
+        "the counterpart ranks {}: {:?}",
+        rank_of(&location, twin),
+        top(&location, 6)
+    );
+    let signals = &location.ranked[rank_of(&location, twin) - 1].signals;
+    assert!(
+        signals
+            .iter()
+            .any(|s| s.contains("parallel directory") && s.contains("mysql/operations.py")),
+        "{signals:?}"
+    );
+}

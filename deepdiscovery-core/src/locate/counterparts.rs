@@ -1,0 +1,332 @@
+//! Counterpart files: the files a fix of one file so often has to repeat.
+//!
+//! - **Parallel implementations**: the same file in a sibling directory, with the
+//!   directory's name substituted in the file name too
+//!   (`javac/handlers/HandleBuilder.java` ↔ `eclipse/handlers/HandleBuilder.java`,
+//!   `javac/JavacNode.java` ↔ `eclipse/EclipseNode.java`,
+//!   `backends/mysql/operations.py` ↔ `backends/postgresql/operations.py`).
+//! - **Siblings of one stem**: the same stem beside it with another extension
+//!   (`parser.y` ↔ `parser.c` ↔ `parser.h`, `index.js` ↔ `index.d.ts`, `x.py` ↔
+//!   `x.pyi`): a grammar and its generated code, a header and its source, code and
+//!   its type declarations.
+//!
+//! A rule template of s_rule (Eq. 6): a counterpart of a strong candidate shares part
+//! of its evidence, so the second file of such a fix ranks beside the first.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::artifact::Role;
+use crate::resolve::{file_name, parent_dir};
+use crate::session::ArtifactInfo;
+
+/// A file name shared by more files than this is generic (`__init__.py`,
+/// `index.js`, `utils.go`): being named alike says nothing.
+const MAX_SAME_NAME: usize = 10;
+/// A directory name shorter than this is not looked for inside file names.
+const MIN_DIR_TOKEN: usize = 3;
+/// Parallel directories share at least this many file names.
+const MIN_SHARED_NAMES: usize = 3;
+
+/// How two files are counterparts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// The same file in a sibling directory.
+    Parallel,
+    /// The same stem beside it.
+    SameStem,
+}
+
+impl Kind {
+    /// How the relation reads in a file's signals.
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Kind::Parallel => "the same file in a parallel directory",
+            Kind::SameStem => "the same stem beside it",
+        }
+    }
+}
+
+/// Roles whose files can be counterparts: code and what it is generated from or
+/// declared by, not tests, docs or manifests.
+fn eligible(role: Role) -> bool {
+    matches!(role, Role::Source | Role::Schema | Role::Other)
+}
+
+/// The repository's files indexed for counterpart lookups, built once per query.
+pub(crate) struct Counterparts<'a> {
+    artifacts: &'a [ArtifactInfo],
+    by_name: HashMap<&'a str, Vec<usize>>,
+    /// `(depth, lowercased name without the directory's name)` → files whose name
+    /// contains the name of one of their directories.
+    by_stripped: HashMap<(usize, String), Vec<usize>>,
+    by_stem: HashMap<(&'a str, &'a str), Vec<usize>>,
+    /// Directory → names of its eligible files.
+    by_dir: HashMap<&'a str, Vec<&'a str>>,
+}
+
+impl<'a> Counterparts<'a> {
+    /// Indexes the eligible files.
+    pub(crate) fn new(artifacts: &'a [ArtifactInfo]) -> Self {
+        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut by_stripped: HashMap<(usize, String), Vec<usize>> = HashMap::new();
+        let mut by_stem: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+        let mut by_dir: HashMap<&str, Vec<&str>> = HashMap::new();
+        for (i, a) in artifacts.iter().enumerate() {
+            if !eligible(a.role) {
+                continue;
+            }
+            let name = file_name(&a.path);
+            by_name.entry(name).or_default().push(i);
+            by_dir.entry(parent_dir(&a.path)).or_default().push(name);
+            if let Some(stem) = stem(name) {
+                by_stem
+                    .entry((parent_dir(&a.path), stem))
+                    .or_default()
+                    .push(i);
+            }
+            for key in stripped_keys(&a.path) {
+                by_stripped.entry(key).or_default().push(i);
+            }
+        }
+        Counterparts {
+            artifacts,
+            by_name,
+            by_stripped,
+            by_stem,
+            by_dir,
+        }
+    }
+
+    /// The counterparts of file `i`, in index order, each once. Files with a
+    /// generic name have none.
+    pub(crate) fn of(&self, i: usize) -> Vec<(usize, Kind)> {
+        let a = &self.artifacts[i];
+        let name = file_name(&a.path);
+        let same_name = self.by_name.get(name).map_or(&[][..], Vec::as_slice);
+        if !eligible(a.role) || same_name.len() > MAX_SAME_NAME {
+            return Vec::new();
+        }
+        let generic = |j: usize| {
+            let name = file_name(&self.artifacts[j].path);
+            self.by_name.get(name).map_or(0, Vec::len) > MAX_SAME_NAME
+        };
+        let mut out: Vec<(usize, Kind)> = Vec::new();
+        if let Some(stem) = stem(name) {
+            for &j in self
+                .by_stem
+                .get(&(parent_dir(&a.path), stem))
+                .into_iter()
+                .flatten()
+            {
+                if j != i && !generic(j) {
+                    out.push((j, Kind::SameStem));
+                }
+            }
+        }
+        let dir = parent_dir(&a.path);
+        for &j in same_name {
+            if j != i && self.parallel_directories(dir, parent_dir(&self.artifacts[j].path)) {
+                out.push((j, Kind::Parallel));
+            }
+        }
+        for key in stripped_keys(&a.path) {
+            let files = self.by_stripped.get(&key).map_or(&[][..], Vec::as_slice);
+            if files.len() > MAX_SAME_NAME {
+                continue;
+            }
+            for &j in files {
+                let other = &self.artifacts[j].path;
+                if j != i
+                    && file_name(other) != name
+                    && !generic(j)
+                    && self.parallel_directories(dir, parent_dir(other))
+                {
+                    out.push((j, Kind::Parallel));
+                }
+            }
+        }
+        out.sort_by_key(|&(j, _)| j);
+        out.dedup_by_key(|&mut (j, _)| j);
+        out
+    }
+
+    /// Whether two directories hold parallel implementations: their paths differ in
+    /// one segment, and most of the smaller one's file names (with that segment's
+    /// name taken out of them: `JavacNode.java` ~ `EclipseNode.java`) are in the
+    /// other. `lombok/javac/handlers` and `lombok/eclipse/handlers` are;
+    /// `sympy/calculus` and `sympy/geometry`, which share `util.py`, are not.
+    fn parallel_directories(&self, a: &str, b: &str) -> bool {
+        let Some(k) = differ_in_one_segment(a, b) else {
+            return false;
+        };
+        let names = |dir: &str| -> BTreeSet<String> {
+            let segment = dir
+                .split('/')
+                .nth(k)
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            self.by_dir
+                .get(dir)
+                .into_iter()
+                .flatten()
+                .map(|name| {
+                    let name = name.to_ascii_lowercase();
+                    if segment.len() >= MIN_DIR_TOKEN {
+                        name.replacen(&segment, "", 1)
+                    } else {
+                        name
+                    }
+                })
+                .collect()
+        };
+        let (a, b) = (names(a), names(b));
+        let shared = a.intersection(&b).count();
+        shared >= MIN_SHARED_NAMES && 2 * shared >= a.len().min(b.len())
+    }
+}
+
+/// The part of a file name before its first dot, when there is one and it is not
+/// empty (`.eslintrc` has none).
+fn stem(name: &str) -> Option<&str> {
+    let (stem, _) = name.split_once('.')?;
+    (!stem.is_empty()).then_some(stem)
+}
+
+/// The index of the one segment two paths of equal depth differ in, or `None`.
+fn differ_in_one_segment(a: &str, b: &str) -> Option<usize> {
+    let a: Vec<&str> = a.split('/').collect();
+    let b: Vec<&str> = b.split('/').collect();
+    if a.len() != b.len() {
+        return None;
+    }
+    let mut differing = (0..a.len()).filter(|&k| a[k] != b[k]);
+    let k = differing.next()?;
+    differing.next().is_none().then_some(k)
+}
+
+/// `(depth, name without the directory's name)` for each directory of the path
+/// whose name (at least [`MIN_DIR_TOKEN`] long) the file name contains,
+/// case-insensitively: `lombok/javac/JavacNode.java` → `(3, "node.java")`.
+fn stripped_keys(path: &str) -> Vec<(usize, String)> {
+    let segments: Vec<&str> = path.split('/').collect();
+    let Some((name, dirs)) = segments.split_last() else {
+        return Vec::new();
+    };
+    let name = name.to_ascii_lowercase();
+    let mut keys = Vec::new();
+    for dir in dirs {
+        let dir = dir.to_ascii_lowercase();
+        if dir.len() < MIN_DIR_TOKEN || !name.contains(&dir) {
+            continue;
+        }
+        let stripped = name.replacen(&dir, "", 1);
+        // The directory must be a part of the stem, not all of it.
+        if stripped.starts_with('.') {
+            continue;
+        }
+        keys.push((segments.len(), stripped));
+    }
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::artifact::Language;
+
+    fn artifact(path: &str, role: Role) -> ArtifactInfo {
+        ArtifactInfo {
+            path: path.to_string(),
+            size: 1,
+            language: Language::Unknown,
+            role,
+            facts: None,
+        }
+    }
+
+    fn names(c: &Counterparts<'_>, files: &[ArtifactInfo], i: usize) -> Vec<String> {
+        c.of(i)
+            .into_iter()
+            .map(|(j, k)| format!("{}:{k:?}", files[j].path))
+            .collect()
+    }
+
+    #[test]
+    fn parallel_implementations_and_stems_are_counterparts() {
+        let mut files = vec![
+            artifact("src/javac/handlers/HandleBuilder.java", Role::Source),
+            artifact("src/eclipse/handlers/HandleBuilder.java", Role::Source),
+            artifact("src/javac/JavacNode.java", Role::Source),
+            artifact("src/eclipse/EclipseNode.java", Role::Source),
+            artifact("src/parser.y", Role::Other),
+            artifact("src/parser.c", Role::Source),
+            artifact("src/parser.h", Role::Source),
+            artifact("src/lexer.c", Role::Source),
+            artifact("test/javac/handlers/HandleBuilder.java", Role::Test),
+            artifact("pkg/calculus/util.py", Role::Source),
+            artifact("pkg/geometry/util.py", Role::Source),
+        ];
+        for (dir, prefix) in [("javac", "Javac"), ("eclipse", "Eclipse")] {
+            for name in ["HandleGetter", "HandleSetter"] {
+                files.push(artifact(
+                    &format!("src/{dir}/handlers/{name}.java"),
+                    Role::Source,
+                ));
+            }
+            for name in ["AST", "Util"] {
+                files.push(artifact(
+                    &format!("src/{dir}/{prefix}{name}.java"),
+                    Role::Source,
+                ));
+            }
+        }
+        for name in ["limits.py", "euler.py"] {
+            files.push(artifact(&format!("pkg/calculus/{name}"), Role::Source));
+        }
+        let c = Counterparts::new(&files);
+        assert_eq!(
+            names(&c, &files, 0),
+            ["src/eclipse/handlers/HandleBuilder.java:Parallel"]
+        );
+        assert_eq!(
+            names(&c, &files, 2),
+            ["src/eclipse/EclipseNode.java:Parallel"]
+        );
+        assert_eq!(
+            names(&c, &files, 5),
+            ["src/parser.y:SameStem", "src/parser.h:SameStem"]
+        );
+        assert!(c.of(7).is_empty());
+        // Tests are not counterparts of code, nor code of tests.
+        assert!(c.of(8).is_empty());
+        // Two directories that share one name are not parallel.
+        assert!(c.of(9).is_empty());
+    }
+
+    #[test]
+    fn generic_names_are_not_counterparts() {
+        let package = |count: usize| -> Vec<ArtifactInfo> {
+            (0..count)
+                .flat_map(|k| {
+                    ["__init__.py", "base.py", "operations.py"]
+                        .map(|name| artifact(&format!("pkg/m{k}/{name}"), Role::Source))
+                })
+                .collect()
+        };
+        let files = package(MAX_SAME_NAME + 1);
+        assert!(Counterparts::new(&files).of(0).is_empty());
+        let files = package(3);
+        assert_eq!(Counterparts::new(&files).of(0).len(), 2);
+    }
+
+    #[test]
+    fn paths_differing_in_one_segment() {
+        assert_eq!(differ_in_one_segment("a/b/c.rs", "a/x/c.rs"), Some(1));
+        assert_eq!(differ_in_one_segment("a/b/c.rs", "x/y/c.rs"), None);
+        assert_eq!(differ_in_one_segment("a/b/c.rs", "a/b/d.rs"), Some(2));
+        assert_eq!(differ_in_one_segment("a/b/c.rs", "a/b/c.rs"), None);
+        assert_eq!(differ_in_one_segment("a/c.rs", "a/b/c.rs"), None);
+    }
+}
