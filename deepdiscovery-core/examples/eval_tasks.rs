@@ -30,7 +30,8 @@
 //!   Γ_loc, so it matters to `--locate` too);
 //! - `--location-only --no-compression --no-implicit --no-metadata-first` are the
 //!   reduced variants of Table III, `--tau X` and `--kappa X` the thresholds of Eq. 7
-//!   and Eq. 8, `--patience N` the idle actions that stop expansion (all but `--no-compression`, which is `--no-sum` there, are refused
+//!   and Eq. 8, `--patience N` the idle actions that stop expansion, `--min-score-ratio X`
+//!   the filter on final scores (all but `--no-compression`, which is `--no-sum` there, are refused
 //!   with `--locate`);
 //! - `--json OUT` writes one JSON line of results per task.
 //!
@@ -72,7 +73,7 @@ const USAGE: &str = "usage: eval_tasks [--limit N] [--repo OWNER/NAME] [--ids A,
 [--checkouts DIR] [--mirrors DIR] [--checkout-script PATH] [--with-history] [--no-history] [--no-history-cues] [--clean] [--locate] \
 [--no-sem] [--no-sum] [--no-rule] [--no-prior] [--anchors K] [--budget TOKENS] \
 [--location-only] [--no-compression] [--no-implicit] [--no-metadata-first] \
-[--tau X] [--kappa X] [--patience N] [--json OUT] TASKS.jsonl...";
+[--tau X] [--kappa X] [--patience N] [--min-score-ratio X] [--json OUT] TASKS.jsonl...";
 
 /// The cut-offs of FRR@k.
 const CUTOFFS: [usize; 3] = [1, 5, 10];
@@ -212,6 +213,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
             | "--no-metadata-first"
             | "--tau"
             | "--kappa"
+            | "--min-score-ratio"
             | "--patience" => {
                 let a = &mut o.config.ablation;
                 match flag.as_str() {
@@ -220,6 +222,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
                     "--no-metadata-first" => a.no_metadata_first = true,
                     "--tau" => o.config.tau = parse_fraction(&flag, &value()?)?,
                     "--patience" => o.config.patience = parse_count(&flag, &value()?)?,
+                    "--min-score-ratio" => {
+                        o.config.min_score_ratio = parse_fraction(&flag, &value()?)?
+                    }
                     _ => o.config.kappa = parse_fraction(&flag, &value()?)?,
                 }
                 discover_only.push(flag);

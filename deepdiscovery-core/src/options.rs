@@ -141,7 +141,7 @@ fn history(value: &Value, at: &str) -> Result<Option<HistoryOptions>, Failure> {
 /// `no_compression`, `no_implicit`, `no_metadata_first`, `no_history`), `llm`
 /// (`environment`, `summary`, `promotion`, `max_calls`, `max_prompt_tokens`),
 /// `full_graph`, `scope` (`rounds`, `per_round`, `max_name_files`,
-/// `max_names_per_file`), `hints` (`paths`, `symbols`, `failing_tests`). The configuration is validated.
+/// `max_names_per_file`), `min_score_ratio`, `hints` (`paths`, `symbols`, `failing_tests`). The configuration is validated.
 ///
 /// # Errors
 /// [`OptionsError`] naming the key at fault.
@@ -162,6 +162,7 @@ pub fn discover_options(text: Option<&str>) -> Result<(DiscoverConfig, Hints), F
             "llm",
             "full_graph",
             "scope",
+            "min_score_ratio",
             "hints",
         ],
     )?;
@@ -183,6 +184,7 @@ pub fn discover_options(text: Option<&str>) -> Result<(DiscoverConfig, Hints), F
     set(&mut config.llm, obj.with("llm", llm_use)?);
     set(&mut config.full_graph, obj.bool("full_graph")?);
     set(&mut config.scope, obj.with("scope", scope_limits)?);
+    set(&mut config.min_score_ratio, obj.f32("min_score_ratio")?);
     let hints = obj.with("hints", hints)?.unwrap_or_default();
     config.validate().map_err(invalid)?;
     Ok((config, hints))

@@ -230,6 +230,9 @@ pub unsafe extern "C" fn dd_session_set_embedder(
 ///     "max_files": 100000}` (beyond `max_files` files, the rest are ranked by path);
 ///   - `"tau"` (0.15), `"kappa"` (0.62): numbers in [0, 1];
 ///   - `"patience"`: integer (2);
+///   - `"min_score_ratio"`: number in [0, 1] (0), files whose final score is below
+///     this share of the best file's are left out of the package (not of
+///     `ranked_files`), but for the three best and those the task names;
 ///   - `"ablation"`: `{"location_only", "no_compression", "no_implicit",
 ///     "no_metadata_first", "no_history"}` booleans;
 ///   - `"llm"`: what a language model set with `dd_session_set_llm` is asked:

@@ -83,6 +83,11 @@ class Config:
     - ``tau``: τ, the expansion threshold on Priority (Eq. 7, 0.15).
     - ``kappa``: κ, the metadata-promotion threshold on u (Eq. 8, 0.62).
     - ``patience``: idle expansion actions before stopping (2).
+    - ``min_score_ratio``: a stricter last filter, for callers that want the files
+      likely to change rather than the context around them: a file whose final
+      score is below this share of the best file's is left out of the package,
+      though it keeps its place in ``ranked_files``; the three best files and the
+      files the task names stay (0, every file the expansion selected stays).
     - Ablations of Table III: ``location_only``, ``no_compression``, ``no_implicit``,
       ``no_metadata_first``, ``no_history``; of Eq. 6: ``no_sem``, ``no_sum``,
       ``no_rule``, ``no_prior``.
@@ -115,6 +120,7 @@ class Config:
     tau: float = 0.15
     kappa: float = 0.62
     patience: int = 2
+    min_score_ratio: float = 0.0
     location_only: bool = False
     no_compression: bool = False
     no_implicit: bool = False
@@ -196,6 +202,7 @@ class Config:
             "tau": self.tau,
             "kappa": self.kappa,
             "patience": self.patience,
+            "min_score_ratio": self.min_score_ratio,
             "ablation": {
                 "location_only": self.location_only,
                 "no_compression": self.no_compression,

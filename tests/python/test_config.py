@@ -103,3 +103,21 @@ def test_max_files_degrades_with_a_note():
     assert package.budget["files_read"] == 4
     assert any("budget.max_files" in note for note in package.notes)
     assert "inventory/pricing/currency.py" in [f.path for f in package.files]
+
+
+def test_min_score_ratio_cuts_weak_files_from_the_package_only():
+    assert Config().min_score_ratio == 0.0
+    assert Config(min_score_ratio=0.5).to_options()["min_score_ratio"] == 0.5
+    with pytest.raises(deepdiscovery.ConfigError, match="min_score_ratio"):
+        Config(min_score_ratio=1.5)
+    root = Path(__file__).resolve().parent.parent / "fixtures" / "locate_app"
+    session = deepdiscovery.Session(str(root))
+    task = "Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP"
+    everything = session.discover(task)
+    strict = session.discover(task, config=Config(min_score_ratio=0.5))
+    assert len(strict.files) < len(everything.files)
+    assert [r["path"] for r in strict.ranked_files] == [
+        r["path"] for r in everything.ranked_files
+    ]
+    kept = {f.path for f in strict.files}
+    assert all(r["selected"] == (r["path"] in kept) for r in strict.ranked_files)

@@ -19,7 +19,7 @@ use crate::Result;
 use crate::artifact::{Language, Role};
 use crate::facts::Facts;
 use crate::graph::{RelationFamily, RepoGraph};
-use crate::locate::{Location, task_type, view};
+use crate::locate::{CueKind, Location, task_type, view};
 use crate::plugins::LlmCaller;
 use crate::session::{ArtifactInfo, Session};
 use crate::source::History;
@@ -150,17 +150,19 @@ pub(super) fn run(
     let expansion_ms = ms(t);
 
     let t = Instant::now();
-    let (ordered, filtered) = if config.ablation.location_only {
-        (
-            expansion
-                .selected
-                .iter()
-                .map(|s| (s.clone(), s.location))
-                .collect(),
-            Vec::new(),
-        )
+    // Location-only (Table III) returns the anchors as Location ranked them.
+    let (ordered, weak, filtered) = if config.ablation.location_only {
+        let anchors = expansion
+            .selected
+            .iter()
+            .map(|s| (s.clone(), s.location))
+            .collect();
+        (anchors, Vec::new(), Vec::new())
     } else {
-        rerank(&expansion)
+        let (ordered, mut filtered) = rerank(&expansion);
+        let (ordered, weak) = cut_weak(ordered, config.min_score_ratio, &named_files(&location));
+        filtered.extend(weak.iter().map(|(s, _)| s.path.clone()));
+        (ordered, weak, filtered)
     };
     let mut package = ContextPackage {
         schema_version: SCHEMA_VERSION,
@@ -243,7 +245,7 @@ pub(super) fn run(
         session,
         past,
     );
-    package.ranked_files = ranked_files(&ordered, &package, &location, &normalized);
+    package.ranked_files = ranked_files(&ordered, &weak, &package, &location, &normalized);
     package.budget.llm = llm.map(|c| c.usage());
     package.budget.stages = vec![
         StageCost {
@@ -331,19 +333,57 @@ fn rerank(expansion: &Expansion) -> (Vec<(Selected, f32)>, Vec<String>) {
     (kept, filtered)
 }
 
+/// The files the task names itself: by path or as a frame of its stack trace.
+fn named_files(location: &Location) -> HashSet<&str> {
+    location
+        .cues
+        .iter()
+        .filter(|r| matches!(r.cue.kind, CueKind::Path | CueKind::StackFrame))
+        .flat_map(|r| r.files.iter().map(String::as_str))
+        .collect()
+}
+
+/// The filter's second half: files whose final score is below `ratio` of the
+/// best's are cut, except the [`FILTER_KEEP`] best and the files the task names
+/// (`named`). `ordered` is sorted best first; returns the kept files and the cut
+/// ones, both in that order.
+fn cut_weak(
+    mut ordered: Vec<(Selected, f32)>,
+    ratio: f32,
+    named: &HashSet<&str>,
+) -> (Vec<(Selected, f32)>, Vec<(Selected, f32)>) {
+    let best = ordered.first().map_or(0.0, |(_, score)| *score);
+    let mut k = FILTER_KEEP.min(ordered.len());
+    let mut cut = Vec::new();
+    while k < ordered.len() {
+        if ordered[k].1 < ratio * best && !named.contains(ordered[k].0.path.as_str()) {
+            cut.push(ordered.remove(k));
+        } else {
+            k += 1;
+        }
+    }
+    (ordered, cut)
+}
+
 /// Every considered file in one ranking: the context files by their final score,
-/// the other candidates by their normalized Location score (files left out for the
-/// budget keep their place but are not `selected`).
+/// the other candidates by their normalized Location score (files cut as weak or
+/// left out for the budget keep their place but are not `selected`).
 fn ranked_files(
     ordered: &[(Selected, f32)],
+    weak: &[(Selected, f32)],
     package: &ContextPackage,
     location: &Location,
     normalized: &HashMap<String, f32>,
 ) -> Vec<RankedFile> {
-    let chosen: HashSet<&str> = ordered.iter().map(|(s, _)| s.path.as_str()).collect();
+    let chosen: HashSet<&str> = ordered
+        .iter()
+        .chain(weak)
+        .map(|(s, _)| s.path.as_str())
+        .collect();
     let included: HashSet<&str> = package.file_paths().into_iter().collect();
     let mut out: Vec<RankedFile> = ordered
         .iter()
+        .chain(weak)
         .map(|(s, score)| RankedFile {
             path: s.path.clone(),
             score: *score,
@@ -783,5 +823,44 @@ impl<'a> CardCache<'a> {
         let tokens = self.card(path).tokens();
         self.tokens.borrow_mut().insert(path.to_string(), tokens);
         tokens
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn selected(path: &str) -> Selected {
+        Selected {
+            path: path.to_string(),
+            role: Role::Source,
+            location: 0.0,
+            weight: 0.0,
+            anchor: true,
+            step: 0,
+            reached: None,
+            support: Vec::new(),
+            priority: None,
+            cluster: 0,
+        }
+    }
+
+    #[test]
+    fn the_cut_spares_the_three_best_and_the_named_files() {
+        let ordered: Vec<(Selected, f32)> = [1.0, 0.3, 0.2, 0.6, 0.4, 0.1]
+            .iter()
+            .enumerate()
+            .map(|(k, &score)| (selected(&format!("f{k}")), score))
+            .collect();
+        let named: HashSet<&str> = ["f5"].into_iter().collect();
+        let (kept, cut) = cut_weak(ordered.clone(), 0.5, &named);
+        let paths = |v: &[(Selected, f32)]| -> Vec<String> {
+            v.iter().map(|(s, _)| s.path.clone()).collect()
+        };
+        assert_eq!(paths(&kept), ["f0", "f1", "f2", "f3", "f5"]);
+        assert_eq!(paths(&cut), ["f4"]);
+        let (kept, cut) = cut_weak(ordered, 0.0, &HashSet::new());
+        assert_eq!(kept.len(), 6);
+        assert!(cut.is_empty());
     }
 }

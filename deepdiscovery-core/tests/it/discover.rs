@@ -109,6 +109,45 @@ fn the_pricing_task_recovers_the_path_around_its_anchors() {
 }
 
 #[test]
+fn weak_files_are_cut_from_the_package_but_keep_their_rank() {
+    let session = Session::open(fixture_path("locate_app")).unwrap();
+    let all = discover(&session, PRICING_TASK, &DiscoverConfig::default());
+    let best = all.ranked_files[0].score;
+    // Beyond the three best, weak files go.
+    let weak: Vec<&str> = all
+        .ranked_files
+        .iter()
+        .skip(3)
+        .filter(|r| r.selected && r.score < 0.5 * best)
+        .map(|r| r.path.as_str())
+        .collect();
+    assert!(!weak.is_empty(), "{:?}", all.ranked_files);
+    let strict = DiscoverConfig {
+        min_score_ratio: 0.5,
+        ..DiscoverConfig::default()
+    };
+    let cut = discover(&session, PRICING_TASK, &strict);
+    assert_well_formed(&cut, &session);
+    let paths = cut.file_paths();
+    for path in &weak {
+        assert!(!paths.contains(path), "{path} kept in {paths:?}");
+        assert!(cut.skipped.filtered.iter().any(|f| f == path), "{path}");
+    }
+    assert!(cut.files.len() >= 3);
+    for f in &cut.files[3..] {
+        assert!(f.score >= 0.5 * cut.files[0].score, "{}", f.path);
+    }
+    // The ranking itself does not change: the cut files are there, not selected.
+    let order = |p: &ContextPackage| -> Vec<String> {
+        p.ranked_files.iter().map(|r| r.path.clone()).collect()
+    };
+    assert_eq!(order(&all), order(&cut));
+    for r in &cut.ranked_files {
+        assert_eq!(r.selected, paths.contains(&r.path.as_str()), "{}", r.path);
+    }
+}
+
+#[test]
 fn discover_is_deterministic_and_a_second_session_agrees() {
     let config = DiscoverConfig::default();
     let a = Session::open(fixture_path("locate_app")).unwrap();
@@ -206,6 +245,10 @@ fn bad_configurations_are_refused_by_name() {
         (|c: &mut DiscoverConfig| c.kappa = f32::NAN, "kappa"),
         (|c: &mut DiscoverConfig| c.anchors = 0, "anchors"),
         (|c: &mut DiscoverConfig| c.budget.max_tokens = 0, "budget"),
+        (
+            |c: &mut DiscoverConfig| c.min_score_ratio = 1.5,
+            "min_score_ratio",
+        ),
     ] {
         let mut config = DiscoverConfig::default();
         change(&mut config);
