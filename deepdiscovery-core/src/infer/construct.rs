@@ -333,6 +333,9 @@ fn rerank(expansion: &Expansion) -> (Vec<(Selected, f32)>, Vec<String>) {
     (kept, filtered)
 }
 
+/// A context file with its final score.
+type Scored = (Selected, f32);
+
 /// The files the task names itself: by path or as a frame of its stack trace.
 fn named_files(location: &Location) -> HashSet<&str> {
     location
@@ -348,10 +351,10 @@ fn named_files(location: &Location) -> HashSet<&str> {
 /// (`named`). `ordered` is sorted best first; returns the kept files and the cut
 /// ones, both in that order.
 fn cut_weak(
-    mut ordered: Vec<(Selected, f32)>,
+    mut ordered: Vec<Scored>,
     ratio: f32,
     named: &HashSet<&str>,
-) -> (Vec<(Selected, f32)>, Vec<(Selected, f32)>) {
+) -> (Vec<Scored>, Vec<Scored>) {
     let best = ordered.first().map_or(0.0, |(_, score)| *score);
     let mut k = FILTER_KEEP.min(ordered.len());
     let mut cut = Vec::new();
