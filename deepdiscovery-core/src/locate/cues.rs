@@ -284,9 +284,12 @@ static EXCEPTION_LINE: LazyLock<Regex> = LazyLock::new(|| {
         r#"^(?:\s|>|\||E\s)*(?:Exception in thread "[^"]*"\s+|Caused by:\s+|(?:PHP )?Fatal error:\s+Uncaught\s+|Uncaught\s+|Unhandled [Ee]xception\.?\s+|raise\s+|Error:\s+)?((?:[A-Za-z_][\w$]*(?:\.|\\|::))*[A-Za-z_][\w$]*)(?:\(.*?\))?(?::\s+(.*?))?\s*$"#,
     )
 });
-/// A generic error line: `error: …`, `jq: error: …`, `panic: …`, `FATAL: …`.
+/// A generic error or warning line: `error: …`, `jq: error: …`, `panic: …`,
+/// `FATAL: …`, `WARNING: …` (also quoted as inline code).
 static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)^[\s>|]*(?:[\w.-]+:\s+)?(?:error|fatal|fatal error|panic)(?:\[[\w-]+\])?:\s+(.+)$")
+    re(
+        r"(?i)^[\s>|`]*(?:[\w.-]+:\s+)?(?:error|fatal|fatal error|panic|warning|warn)(?:\[[\w-]+\])?:\s+(.+)$",
+    )
 });
 
 // Stack-frame formats.
@@ -806,8 +809,21 @@ fn trim_run<'a>(run: &[&'a str]) -> Vec<&'a str> {
 fn add_message(out: &mut Collector, message: &str, weight: f32) {
     for fragment in message_fragments(message) {
         out.add(CueKind::ErrorMessage, &fragment, weight);
+        // A message often ends with the value it reports, written without quotes
+        // (`no number is assigned for table` from `… for %s`): its head is a cue too.
+        let words: Vec<&str> = fragment.split_whitespace().collect();
+        if words.len() > MIN_HEAD_WORDS {
+            let head = words[..words.len() - 1].join(" ");
+            out.add(CueKind::ErrorMessage, &head, weight * HEAD_SHARE);
+        }
     }
 }
+
+/// A message fragment's head (all but its last word) is a cue when it keeps this
+/// many words.
+const MIN_HEAD_WORDS: usize = 4;
+/// The weight of that head, as a share of the whole fragment's.
+const HEAD_SHARE: f32 = 0.9;
 
 fn is_exception_name(name: &str) -> bool {
     EXCEPTION_NAME.is_match(name)
@@ -2187,6 +2203,13 @@ $ mytool build --no-cache -v -Dapp.mode=dev
             &cues,
             CueKind::ErrorMessage,
             "syntax error, unexpected INVALID_CHARACTER at line"
+        ));
+        // Warnings too, and the head of a message that ends with its value.
+        let cues = extract("Since 3.3:\n\n`WARNING: no number is assigned for table:`\n");
+        assert!(has(
+            &cues,
+            CueKind::ErrorMessage,
+            "no number is assigned for"
         ));
     }
 

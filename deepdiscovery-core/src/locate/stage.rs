@@ -495,13 +495,27 @@ impl CueResolver for LexicalResolver<'_> {
             return Vec::new();
         };
         let index = index as u32;
-        self.view
+        let mentioning: Vec<&ArtifactInfo> = self
+            .view
             .files
             .iter()
             .zip(self.artifacts)
             .filter(|(f, _)| f.phrases.contains(&index))
-            .map(|(_, a)| a.path.clone())
-            .collect()
+            .map(|(_, a)| a)
+            .collect();
+        // A message is emitted by code and repeated by translation catalogs and
+        // docs: when the copies are too many for the cue to count, the code's count.
+        let code: Vec<&ArtifactInfo> = mentioning
+            .iter()
+            .copied()
+            .filter(|a| a.role == Role::Source)
+            .collect();
+        let chosen = if mentioning.len() > MAX_CUE_FILES && !code.is_empty() {
+            code
+        } else {
+            mentioning
+        };
+        chosen.into_iter().map(|a| a.path.clone()).collect()
     }
 }
 

@@ -386,3 +386,44 @@ fn the_counterpart_of_a_strong_candidate_ranks_beside_it() {
         "{signals:?}"
     );
 }
+
+#[test]
+fn a_warning_is_traced_to_the_code_that_emits_it_not_to_its_translations() {
+    let mut files: Vec<(String, String)> = vec![
+        (
+            "app/domains/std.py".into(),
+            "def resolve_numref(self, figtype, labelid):\n    \
+             logger.warning(__(\"no number is assigned for %s: %s\"), figtype, labelid)\n"
+                .into(),
+        ),
+        (
+            "app/writers/latex.py".into(),
+            "def visit_table(self, node):\n    \"\"\"Tables get a number.\"\"\"\n    \
+             self.number = None\n"
+                .into(),
+        ),
+    ];
+    // More catalogs repeat the message than a cue may name.
+    for k in 0..40 {
+        files.push((
+            format!("app/locale/l{k}/LC_MESSAGES/app.po"),
+            "msgid \"no number is assigned for %s: %s\"\nmsgstr \"\"\n".into(),
+        ));
+    }
+    let session = Session::new(deepdiscovery_core::MemorySource::from_files(files).unwrap());
+    let task = "Upgrade started generating warnings\r\n\r\n`WARNING: no number is assigned for \
+                table:`\r\n\r\nWhere do they come from?";
+    let location = session
+        .locate(&Task::new(task).unwrap(), &LocateConfig::default())
+        .unwrap();
+    let emitter = rank_of(&location, "app/domains/std.py");
+    assert!(emitter <= 2, "{:?}", top(&location, 4));
+    assert!(
+        location.ranked[emitter - 1]
+            .signals
+            .iter()
+            .any(|s| s.contains("no number is assigned for")),
+        "{:?}",
+        location.ranked[emitter - 1].signals
+    );
+}
