@@ -24,13 +24,16 @@ pub enum Role {
     Schema,
     /// Scripts and tools run by hand or by CI.
     Script,
+    /// Examples, demos and benchmarks: code that shows or measures the product
+    /// rather than being it (`examples/`, `demo/`, `benches/`, `samples/`).
+    Example,
     /// Anything else (data, assets, templates).
     Other,
 }
 
 impl Role {
     /// All roles, in declaration order.
-    pub const ALL: [Role; 8] = [
+    pub const ALL: [Role; 9] = [
         Role::Source,
         Role::Test,
         Role::Config,
@@ -38,6 +41,7 @@ impl Role {
         Role::Docs,
         Role::Schema,
         Role::Script,
+        Role::Example,
         Role::Other,
     ];
 
@@ -51,6 +55,7 @@ impl Role {
             Role::Docs => "docs",
             Role::Schema => "schema",
             Role::Script => "script",
+            Role::Example => "example",
             Role::Other => "other",
         }
     }
@@ -90,6 +95,15 @@ impl Role {
             .is_some_and(|d| matches!(*d, "docs" | "doc" | "documentation" | "website" | "site"))
         {
             return Role::Docs;
+        }
+        if (language.is_code()
+            || matches!(
+                language,
+                Language::Template | Language::Html | Language::Css
+            ))
+            && dirs.iter().any(|d| is_example_dir(d))
+        {
+            return Role::Example;
         }
         if language == Language::Shell
             || (language.is_code()
@@ -187,6 +201,23 @@ fn is_build_file(name: &str) -> bool {
         || name.ends_with(".mk")
         || (name.starts_with("requirements") && name.ends_with(".txt"))
         || name.starts_with("dockerfile.")
+}
+
+/// Directory names that hold examples, demos and benchmarks.
+fn is_example_dir(dir: &str) -> bool {
+    matches!(
+        dir,
+        "example"
+            | "examples"
+            | "demo"
+            | "demos"
+            | "bench"
+            | "benches"
+            | "benchmark"
+            | "benchmarks"
+            | "sample"
+            | "samples"
+    )
 }
 
 /// Directory names that hold tests in the common ecosystems.

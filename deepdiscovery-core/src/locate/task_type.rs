@@ -373,14 +373,15 @@ pub fn classify(text: &str) -> (TaskType, f32) {
 /// "other" (data, templates, assets) is a small constant except for docs, where
 /// templates and assets often go along.
 pub fn role_prior(task_type: TaskType, role: Role) -> f32 {
-    const TABLE: [[f32; 8]; 7] = [
-        [1.0, 0.3, 0.3, 0.2, 0.1, 0.3, 0.2, 0.1],
-        [1.0, 0.3, 0.4, 0.3, 0.3, 0.4, 0.2, 0.1],
-        [0.6, 1.0, 0.3, 0.3, 0.1, 0.2, 0.3, 0.2],
-        [0.5, 0.3, 1.0, 0.6, 0.3, 0.4, 0.4, 0.2],
-        [1.0, 0.6, 0.2, 0.3, 0.2, 0.2, 0.2, 0.1],
-        [1.0, 0.3, 0.4, 0.3, 0.1, 0.3, 0.2, 0.1],
-        [0.4, 0.1, 0.2, 0.2, 1.0, 0.2, 0.2, 0.3],
+    // Columns: source, test, config, build, docs, schema, script, example, other.
+    const TABLE: [[f32; 9]; 7] = [
+        [1.0, 0.3, 0.3, 0.2, 0.1, 0.3, 0.2, 0.1, 0.1],
+        [1.0, 0.3, 0.4, 0.3, 0.3, 0.4, 0.2, 0.3, 0.1],
+        [0.6, 1.0, 0.3, 0.3, 0.1, 0.2, 0.3, 0.2, 0.2],
+        [0.5, 0.3, 1.0, 0.6, 0.3, 0.4, 0.4, 0.2, 0.2],
+        [1.0, 0.6, 0.2, 0.3, 0.2, 0.2, 0.2, 0.3, 0.1],
+        [1.0, 0.3, 0.4, 0.3, 0.1, 0.3, 0.2, 0.3, 0.1],
+        [0.4, 0.1, 0.2, 0.2, 1.0, 0.2, 0.2, 0.6, 0.3],
     ];
     let column = match role {
         Role::Source => 0,
@@ -390,7 +391,8 @@ pub fn role_prior(task_type: TaskType, role: Role) -> f32 {
         Role::Docs => 4,
         Role::Schema => 5,
         Role::Script => 6,
-        Role::Other => 7,
+        Role::Example => 7,
+        Role::Other => 8,
     };
     TABLE[task_type.index()][column]
 }

@@ -74,6 +74,13 @@ fn roles_follow_ecosystem_conventions() {
         ("scripts/release.py", Role::Script),
         ("deploy.sh", Role::Script),
         ("assets/data.csv", Role::Other),
+        ("examples/todo/app.js", Role::Example),
+        ("packages/ui/demo/list.jsx", Role::Example),
+        ("benches/query.rs", Role::Example),
+        ("benches/src/todo.html", Role::Example),
+        ("examples/README.md", Role::Docs),
+        ("examples/tests/test_app.py", Role::Test),
+        ("docs/examples/plot.py", Role::Docs),
     ];
     for (path, expected) in cases {
         let language = Language::detect(path, None);
