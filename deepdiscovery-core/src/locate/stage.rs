@@ -39,6 +39,8 @@ const MAX_STEM_FILES: usize = 30;
 /// A test lends weight to its implementation only when it matches the task this well
 /// (normalized s_sem).
 const MIN_TEST_MATCH: f32 = 0.3;
+/// The share of a named package's evidence its modules get (divided among them).
+const PACKAGE_SHARE: f32 = 0.5;
 /// How many of the best files lend evidence to their counterparts.
 const COUNTERPART_SOURCES: usize = 24;
 /// The evidence a counterpart gets from the best file (scaled by the other's score).
@@ -138,6 +140,7 @@ pub(crate) fn run(
         .map(|(i, a)| (a.path.as_str(), i))
         .collect();
     let mut evidence: Vec<Vec<(f32, String)>> = vec![Vec::new(); n];
+    let mut package_modules: Vec<(&str, f32, String)> = Vec::new();
     for r in &resolved {
         let definers = defining_files(&r.cue, &query, &view, &r.files, &by_path);
         let rarity = symbol_rarity(&r.cue, &query, &view);
@@ -163,9 +166,15 @@ pub(crate) fn run(
                     format!("uses {}", describe_cue(&r.cue)),
                 )
             };
+            if definers.is_empty() && file_name(f) == "__init__.py" {
+                package_modules.push((parent_dir(f), strength, r.cue.text.clone()));
+            }
             evidence[i].push((strength, what));
         }
     }
+    // A package the task names (`sphinx.ext.napoleon`) is its modules as much as its
+    // `__init__.py`: they share the evidence.
+    spread_to_modules(&artifacts, &package_modules, &mut evidence);
     let named = stems_in_task(&artifacts, text, &all_cues, &mut evidence);
     name_templates(&artifacts, &query, &named, &mut evidence);
     // The repository's past: co-change with strongly cued files.
@@ -541,6 +550,34 @@ fn describe_cue(cue: &Cue) -> String {
                 .unwrap_or_default()
                 .replace('_', " ");
             format!("{kind} of the task: `{}`", cue.text)
+        }
+    }
+}
+
+/// Gives the source modules beside each named package's `__init__.py` a share of
+/// its evidence, divided among them.
+fn spread_to_modules(
+    artifacts: &[ArtifactInfo],
+    packages: &[(&str, f32, String)],
+    evidence: &mut [Vec<(f32, String)>],
+) {
+    for (dir, strength, name) in packages {
+        let modules: Vec<usize> = artifacts
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| {
+                a.role == Role::Source
+                    && parent_dir(&a.path) == *dir
+                    && file_name(&a.path) != "__init__.py"
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let each = PACKAGE_SHARE * strength / (modules.len().max(1) as f32).sqrt();
+        for i in modules {
+            evidence[i].push((
+                each,
+                format!("a module of the package `{name}` the task names"),
+            ));
         }
     }
 }

@@ -427,3 +427,51 @@ fn a_warning_is_traced_to_the_code_that_emits_it_not_to_its_translations() {
         location.ranked[emitter - 1].signals
     );
 }
+
+#[test]
+fn a_named_package_shares_its_evidence_with_its_modules() {
+    let files = [
+        (
+            "sphinx/ext/napoleon/__init__.py",
+            "\"\"\"Support for NumPy and Google style docstrings.\"\"\"\n\
+             def setup(app):\n    app.connect('autodoc-process-docstring', process)\n",
+        ),
+        (
+            "sphinx/ext/napoleon/docstring.py",
+            "class GoogleDocstring:\n    def _parse_attribute_docstring(self):\n        \
+             return self._escape_args_and_kwargs(self._name)\n",
+        ),
+        (
+            "sphinx/ext/autodoc/__init__.py",
+            "class Documenter:\n    def add_content(self, more_content):\n        pass\n",
+        ),
+        (
+            "sphinx/ext/autodoc/directive.py",
+            "def parse_generated_content(state, content):\n    return content\n",
+        ),
+        (
+            "sphinx/util/escaping.py",
+            "def escape(text):\n    return text\n",
+        ),
+    ];
+    let session = Session::new(deepdiscovery_core::MemorySource::from_files(files).unwrap());
+    let task = "Overescaped trailing underscore on attribute with napoleon\n\n\
+                With `sphinx.ext.napoleon` an attribute named `hello_` shows up as `hello\\_` \
+                in the HTML.";
+    let location = session
+        .locate(&Task::new(task).unwrap(), &LocateConfig::default())
+        .unwrap();
+    let module = rank_of(&location, "sphinx/ext/napoleon/docstring.py");
+    assert!(module <= 2, "{:?}", top(&location, 5));
+    assert!(
+        location.ranked[module - 1]
+            .signals
+            .iter()
+            .any(|s| s.contains("a module of the package `sphinx.ext.napoleon`")),
+        "{:?}",
+        location.ranked[module - 1].signals
+    );
+    // Other packages' modules get nothing.
+    let other = &location.ranked[rank_of(&location, "sphinx/ext/autodoc/directive.py") - 1];
+    assert!(other.signals.iter().all(|s| !s.contains("package")));
+}
