@@ -166,7 +166,7 @@ pub(crate) fn run(
                     format!("uses {}", describe_cue(&r.cue)),
                 )
             };
-            if definers.is_empty() && file_name(f) == "__init__.py" {
+            if names_package(&r.cue, f) {
                 package_modules.push((parent_dir(f), strength, r.cue.text.clone()));
             }
             evidence[i].push((strength, what));
@@ -552,6 +552,20 @@ fn describe_cue(cue: &Cue) -> String {
             format!("{kind} of the task: `{}`", cue.text)
         }
     }
+}
+
+/// Whether a cue names the package whose `__init__.py` it resolved to: a module path
+/// (`sphinx.ext.napoleon`, `sphinx/ext/napoleon`) that ends with the package's name,
+/// not a word that happens to occur in it.
+fn names_package(cue: &Cue, file: &str) -> bool {
+    let package = parent_dir(file).rsplit('/').next().unwrap_or_default();
+    file_name(file) == "__init__.py"
+        && !package.is_empty()
+        && matches!(
+            cue.kind,
+            CueKind::DottedPath | CueKind::ConfigKey | CueKind::Path
+        )
+        && cue.text.rsplit(['.', '/']).next() == Some(package)
 }
 
 /// Gives the source modules beside each named package's `__init__.py` a share of
