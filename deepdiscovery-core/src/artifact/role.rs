@@ -106,10 +106,7 @@ impl Role {
             return Role::Example;
         }
         if language == Language::Shell
-            || (language.is_code()
-                && dirs
-                    .first()
-                    .is_some_and(|d| matches!(*d, "scripts" | "script" | "bin" | "tools" | "hack")))
+            || (language.is_code() && dirs.first().is_some_and(|d| is_script_dir(d)))
         {
             return Role::Script;
         }
@@ -201,6 +198,24 @@ fn is_build_file(name: &str) -> bool {
         || name.ends_with(".mk")
         || (name.starts_with("requirements") && name.ends_with(".txt"))
         || name.starts_with("dockerfile.")
+}
+
+/// Top-level directory names that hold scripts and tools: the project's helpers,
+/// release and CI tooling, not the product.
+fn is_script_dir(dir: &str) -> bool {
+    matches!(
+        dir,
+        "scripts"
+            | "script"
+            | "bin"
+            | "tools"
+            | "hack"
+            | "release"
+            | "ci"
+            | "maint"
+            | "maint_tools"
+            | "devtools"
+    )
 }
 
 /// Directory names that hold examples, demos and benchmarks.

@@ -72,6 +72,8 @@ fn roles_follow_ecosystem_conventions() {
         ("proto/orders.proto", Role::Schema),
         ("app/migrations/0001_initial.py", Role::Schema),
         ("scripts/release.py", Role::Script),
+        ("release/fabfile.py", Role::Script),
+        ("src/release/notes.py", Role::Source),
         ("deploy.sh", Role::Script),
         ("assets/data.csv", Role::Other),
         ("examples/todo/app.js", Role::Example),
