@@ -1450,6 +1450,20 @@ pub fn extract(text: &str) -> Vec<Cue> {
         }
     }
 
+    // The source line a Python trace echoes under each frame repeats the call that
+    // the next frame already names; only the innermost frame's (the failing line) is
+    // kept, or every frame's file would also "define a symbol of the task".
+    for i in 0..lines.len() {
+        let python = frames[i].as_ref().is_some_and(|f| f.family == "python");
+        if python
+            && i + 2 < lines.len()
+            && frames[i + 1].is_none()
+            && frames[i + 2].as_ref().is_some_and(|f| f.family == "python")
+        {
+            consumed[i + 1] = true;
+        }
+    }
+
     let mut traces = TraceBuilder::default();
     let mut fence: Option<bool> = None; // Some(shell?) inside a fenced block
     let mut last_frame: Option<usize> = None;
@@ -1746,6 +1760,21 @@ Traceback (most recent call last):
 django.core.exceptions.FieldError: Cannot resolve keyword 'pk' into field. Choices are: id, name
 The setting DEFAULT_AUTO_FIELD is not involved. See https://docs.djangoproject.com/en/4.0/ref/models/querysets/ for docs.
 ";
+
+    #[test]
+    fn a_python_trace_echo_counts_only_under_the_innermost_frame() {
+        let text = "Crash\n\nTraceback (most recent call last):\n  \
+                    File \"/srv/app/orders/views.py\", line 3, in checkout\n    \
+                    total = compute_invoice_total(cart)\n  \
+                    File \"/srv/app/orders/billing.py\", line 9, in compute_invoice_total\n    \
+                    return apply_currency_rate(amount)\nValueError: bad rate\n";
+        let cues = extract(text);
+        // The call echoed under the outer frame is what the next frame names.
+        assert!(!has(&cues, CueKind::Symbol, "compute_invoice_total"));
+        assert!(has(&cues, CueKind::Symbol, "apply_currency_rate"));
+        let frames = texts(&cues, CueKind::StackFrame);
+        assert_eq!(frames.len(), 2, "{frames:?}");
+    }
 
     #[test]
     fn python_traceback_gives_frames_exception_and_message() {
