@@ -32,6 +32,30 @@ fn top(location: &Location, n: usize) -> Vec<&str> {
         .collect()
 }
 
+/// Locates `task` in a repository made of `files`, with the default configuration.
+fn locate_in<P: Into<String>, C: Into<Vec<u8>>>(
+    files: impl IntoIterator<Item = (P, C)>,
+    task: &str,
+) -> Location {
+    let session = Session::new(deepdiscovery_core::MemorySource::from_files(files).unwrap());
+    session
+        .locate(&Task::new(task).unwrap(), &LocateConfig::default())
+        .unwrap()
+}
+
+/// Asserts that `path` ranks within the first `within` files and that one of its
+/// signals says `says`.
+fn assert_ranked_for(location: &Location, path: &str, within: usize, says: &str) {
+    let rank = rank_of(location, path);
+    assert!(
+        rank <= within,
+        "{path} ranks {rank}: {:?}",
+        top(location, 6)
+    );
+    let signals = &location.ranked[rank - 1].signals;
+    assert!(signals.iter().any(|s| s.contains(says)), "{signals:?}");
+}
+
 const TRACE: &str = "Pricing endpoint crashes for GBP
 
 ```
@@ -364,26 +388,15 @@ fn the_counterpart_of_a_strong_candidate_ranks_beside_it() {
         "class DateField:\n    \"\"\"A date field with a timezone.\"\"\"\n".into(),
     ));
     files.push(("app/__init__.py".into(), String::new()));
-    let session = Session::new(deepdiscovery_core::MemorySource::from_files(files).unwrap());
     let task = "MySQL: truncating a date to the month ignores the connection's timezone. \
                 `date_trunc_sql` in the MySQL backend drops tzname.";
-    let location = session
-        .locate(&Task::new(task).unwrap(), &LocateConfig::default())
-        .unwrap();
+    let location = locate_in(files, task);
     assert_eq!(location.ranked[0].path, "app/backends/mysql/operations.py");
-    let twin = "app/backends/postgresql/operations.py";
-    assert!(
-        rank_of(&location, twin) <= 3,
-        "the counterpart ranks {}: {:?}",
-        rank_of(&location, twin),
-        top(&location, 6)
-    );
-    let signals = &location.ranked[rank_of(&location, twin) - 1].signals;
-    assert!(
-        signals
-            .iter()
-            .any(|s| s.contains("parallel directory") && s.contains("mysql/operations.py")),
-        "{signals:?}"
+    assert_ranked_for(
+        &location,
+        "app/backends/postgresql/operations.py",
+        3,
+        "the same file in a parallel directory as `app/backends/mysql/operations.py`",
     );
 }
 
@@ -410,21 +423,14 @@ fn a_warning_is_traced_to_the_code_that_emits_it_not_to_its_translations() {
             "msgid \"no number is assigned for %s: %s\"\nmsgstr \"\"\n".into(),
         ));
     }
-    let session = Session::new(deepdiscovery_core::MemorySource::from_files(files).unwrap());
     let task = "Upgrade started generating warnings\r\n\r\n`WARNING: no number is assigned for \
                 table:`\r\n\r\nWhere do they come from?";
-    let location = session
-        .locate(&Task::new(task).unwrap(), &LocateConfig::default())
-        .unwrap();
-    let emitter = rank_of(&location, "app/domains/std.py");
-    assert!(emitter <= 2, "{:?}", top(&location, 4));
-    assert!(
-        location.ranked[emitter - 1]
-            .signals
-            .iter()
-            .any(|s| s.contains("no number is assigned for")),
-        "{:?}",
-        location.ranked[emitter - 1].signals
+    let location = locate_in(files, task);
+    assert_ranked_for(
+        &location,
+        "app/domains/std.py",
+        2,
+        "no number is assigned for",
     );
 }
 
@@ -454,22 +460,15 @@ fn a_named_package_shares_its_evidence_with_its_modules() {
             "def escape(text):\n    return text\n",
         ),
     ];
-    let session = Session::new(deepdiscovery_core::MemorySource::from_files(files).unwrap());
     let task = "Overescaped trailing underscore on attribute with napoleon\n\n\
                 With `sphinx.ext.napoleon` an attribute named `hello_` shows up as `hello\\_` \
                 in the HTML.";
-    let location = session
-        .locate(&Task::new(task).unwrap(), &LocateConfig::default())
-        .unwrap();
-    let module = rank_of(&location, "sphinx/ext/napoleon/docstring.py");
-    assert!(module <= 2, "{:?}", top(&location, 5));
-    assert!(
-        location.ranked[module - 1]
-            .signals
-            .iter()
-            .any(|s| s.contains("a module of the package `sphinx.ext.napoleon`")),
-        "{:?}",
-        location.ranked[module - 1].signals
+    let location = locate_in(files, task);
+    assert_ranked_for(
+        &location,
+        "sphinx/ext/napoleon/docstring.py",
+        2,
+        "a module of the package `sphinx.ext.napoleon`",
     );
     // Other packages' modules get nothing.
     let other = &location.ranked[rank_of(&location, "sphinx/ext/autodoc/directive.py") - 1];
