@@ -65,8 +65,17 @@ pub(crate) struct Counterparts<'a> {
 }
 
 impl<'a> Counterparts<'a> {
-    /// Indexes the eligible files.
-    pub(crate) fn new(artifacts: &'a [ArtifactInfo]) -> Self {
+    /// Indexes the eligible files for the counterpart lookups of `sources` (the
+    /// files [`Counterparts::of`] will be asked about). A name with a directory's
+    /// name taken out of it is computed only for files of a depth and extension
+    /// some source has: in a repository of 200,000 files, the others would cost a
+    /// second of allocations.
+    pub(crate) fn new(artifacts: &'a [ArtifactInfo], sources: &[usize]) -> Self {
+        let depth = |path: &str| path.bytes().filter(|&b| b == b'/').count() + 1;
+        let wanted: BTreeSet<(usize, &str)> = sources
+            .iter()
+            .map(|&i| (depth(&artifacts[i].path), extension(&artifacts[i].path)))
+            .collect();
         let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
         let mut by_stripped: HashMap<(usize, String), Vec<usize>> = HashMap::new();
         let mut by_stem: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
@@ -84,8 +93,10 @@ impl<'a> Counterparts<'a> {
                     .or_default()
                     .push(i);
             }
-            for key in stripped_keys(&a.path) {
-                by_stripped.entry(key).or_default().push(i);
+            if wanted.contains(&(depth(&a.path), extension(&a.path))) {
+                for key in stripped_keys(&a.path) {
+                    by_stripped.entry(key).or_default().push(i);
+                }
             }
         }
         Counterparts {
@@ -183,6 +194,11 @@ impl<'a> Counterparts<'a> {
         let shared = a.intersection(&b).count();
         shared >= MIN_SHARED_NAMES && 2 * shared >= a.len().min(b.len())
     }
+}
+
+/// The part of a path's file name after its last dot (the whole name without one).
+fn extension(path: &str) -> &str {
+    file_name(path).rsplit('.').next().unwrap_or_default()
 }
 
 /// The part of a file name before its first dot, when there is one and it is not
@@ -285,7 +301,7 @@ mod tests {
         for name in ["limits.py", "euler.py"] {
             files.push(artifact(&format!("pkg/calculus/{name}"), Role::Source));
         }
-        let c = Counterparts::new(&files);
+        let c = Counterparts::new(&files, &(0..files.len()).collect::<Vec<_>>());
         assert_eq!(
             names(&c, &files, 0),
             ["src/eclipse/handlers/HandleBuilder.java:Parallel"]
@@ -316,9 +332,9 @@ mod tests {
                 .collect()
         };
         let files = package(MAX_SAME_NAME + 1);
-        assert!(Counterparts::new(&files).of(0).is_empty());
+        assert!(Counterparts::new(&files, &[0]).of(0).is_empty());
         let files = package(3);
-        assert_eq!(Counterparts::new(&files).of(0).len(), 2);
+        assert_eq!(Counterparts::new(&files, &[0]).of(0).len(), 2);
     }
 
     #[test]

@@ -748,9 +748,10 @@ fn share_with_counterparts(
         return Vec::new();
     };
     let top = scores[best];
-    let index = counterparts::Counterparts::new(artifacts);
+    let sources: Vec<usize> = order.iter().copied().take(COUNTERPART_SOURCES).collect();
+    let index = counterparts::Counterparts::new(artifacts, &sources);
     let mut changed = Vec::new();
-    for &i in order.iter().take(COUNTERPART_SOURCES) {
+    for &i in &sources {
         let found = index.of(i);
         let share = COUNTERPART_SHARE * scores[i] / top / (found.len().max(1) as f32).sqrt();
         for (j, kind) in found {
