@@ -41,10 +41,6 @@ const MAX_STEM_FILES: usize = 30;
 const MIN_TEST_MATCH: f32 = 0.3;
 /// The share of a named package's evidence its modules get (divided among them).
 const PACKAGE_SHARE: f32 = 0.5;
-/// How many of the best files lend evidence to their counterparts.
-const COUNTERPART_SOURCES: usize = 24;
-/// The evidence a counterpart gets from the best file (scaled by the other's score).
-const COUNTERPART_SHARE: f32 = 0.9;
 /// Cue resolution: a cue that names more files than this names nothing.
 const MAX_CUE_FILES: usize = 30;
 
@@ -317,7 +313,7 @@ pub(crate) fn run(
     }
     // The counterparts of the best candidates share their evidence: a fix of one
     // often has to be repeated in the other.
-    for i in share_with_counterparts(&artifacts, &scores, &mut evidence) {
+    for i in counterparts::share_evidence(&artifacts, &scores, &mut evidence) {
         terms[i].rule = noisy_or(evidence[i].iter().map(|e| e.0));
         scores[i] = score::combine(&weights, &terms[i], &config.ablation);
     }
@@ -722,49 +718,6 @@ fn transfer_from_tests(
             }
         }
     }
-}
-
-/// Rule template of s_rule: the counterparts (see [`counterparts`]) of the
-/// [`COUNTERPART_SOURCES`] best files get evidence in proportion to their score,
-/// shared among all the counterparts of one file. Returns the files that got some.
-///
-/// A counterpart may end above the file it was found from: a fix of lombok's
-/// `eclipse/handlers/HandleBuilder.java` task that names javac ranks
-/// `javac/handlers/HandleBuilder.java` first. Holding counterparts below their
-/// source lost most of the gain on the multilingual development set (set FRR 63.5%
-/// → 61.5%).
-fn share_with_counterparts(
-    artifacts: &[ArtifactInfo],
-    scores: &[f32],
-    evidence: &mut [Vec<(f32, String)>],
-) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] > 0.0).collect();
-    order.sort_by(|&a, &b| {
-        scores[b]
-            .total_cmp(&scores[a])
-            .then(artifacts[a].path.cmp(&artifacts[b].path))
-    });
-    let Some(&best) = order.first() else {
-        return Vec::new();
-    };
-    let top = scores[best];
-    let sources: Vec<usize> = order.iter().copied().take(COUNTERPART_SOURCES).collect();
-    let index = counterparts::Counterparts::new(artifacts, &sources);
-    let mut changed = Vec::new();
-    for &i in &sources {
-        let found = index.of(i);
-        let share = COUNTERPART_SHARE * scores[i] / top / (found.len().max(1) as f32).sqrt();
-        for (j, kind) in found {
-            evidence[j].push((
-                share,
-                format!("{} as `{}`", kind.describe(), artifacts[i].path),
-            ));
-            changed.push(j);
-        }
-    }
-    changed.sort_unstable();
-    changed.dedup();
-    changed
 }
 
 /// The implementation file names a test file name points at.
