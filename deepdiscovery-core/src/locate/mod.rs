@@ -5,6 +5,7 @@
 //! every text file narrows the candidates, and only the candidates get tree-sitter
 //! facts (no index is built first).
 
+mod archive;
 mod assist;
 mod counterparts;
 pub mod cues;

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::archive;
 use super::assist;
 use super::counterparts;
 use super::cues::{self, Cue, CueKind, CueResolver, ResolvedCue};
@@ -198,6 +199,15 @@ pub(crate) fn run(
                 ..terms[i]
             };
         }
+    }
+    // Nor about the copies kept per released version: they keep their prior and
+    // any cue that names them, not the words they share with the current file.
+    for i in archive::archived_copies(&paths) {
+        terms[i] = Terms {
+            sem: 0.0,
+            sum: 0.0,
+            ..terms[i]
+        };
     }
     let mut scores: Vec<f32> = terms
         .iter()

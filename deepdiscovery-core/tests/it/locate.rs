@@ -474,3 +474,32 @@ fn a_named_package_shares_its_evidence_with_its_modules() {
     let other = &location.ranked[rank_of(&location, "sphinx/ext/autodoc/directive.py") - 1];
     assert!(other.signals.iter().all(|s| !s.contains("package")));
 }
+
+#[test]
+fn copies_kept_per_released_version_do_not_crowd_out_the_current_files() {
+    let manual = "- title: \"--raw-output\"\n  body: With this option, string results are \
+                  written without quotes, one per line.\n";
+    let files = [
+        ("docs/manual/manual.yml", manual),
+        ("docs/manual/v1.5/manual.yml", manual),
+        ("docs/manual/v1.6/manual.yml", manual),
+        (
+            "docs/tutorial.yml",
+            "- body: Pass --raw-output to get string results without quotes.\n",
+        ),
+    ];
+    let location = locate_in(
+        files,
+        "Documentation: the manual's entry for `--raw-output` says string results are \
+         written without quotes, one per line; the docs should say what happens to newlines",
+    );
+    let tutorial = rank_of(&location, "docs/tutorial.yml");
+    for copy in ["docs/manual/v1.5/manual.yml", "docs/manual/v1.6/manual.yml"] {
+        assert!(
+            rank_of(&location, copy) > tutorial,
+            "{:?}",
+            top(&location, 4)
+        );
+        assert!(rank_of(&location, copy) > rank_of(&location, "docs/manual/manual.yml"));
+    }
+}
