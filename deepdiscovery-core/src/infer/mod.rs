@@ -98,9 +98,9 @@ pub struct DiscoverConfig {
     /// For callers that want the files likely to change rather than the context
     /// around them: files reached through relations (a settings binding, an event
     /// handler) seldom match the task's words, so their final scores are low and a
-    /// ratio cuts them first. On the multilingual development set, 0.5 raised the
-    /// precision of the returned set from 11.2% to 15.3% and lowered its full recall
-    /// from 62.5% to 57.3%.
+    /// ratio cuts them first. On the multilingual development set, 0.5 raises the
+    /// precision of the returned set from 11.3% to 15.1% and lowers its full recall
+    /// from 63.5% to 58.3% (`benches/results/dev-2026-12-03.md`).
     pub min_score_ratio: f32,
 }
 
