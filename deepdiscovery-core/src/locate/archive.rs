@@ -24,21 +24,23 @@ pub(crate) fn archived_copies(paths: &[&str]) -> Vec<usize> {
     let mut existing: Option<HashSet<&str>> = None;
     let mut out = Vec::new();
     for (i, path) in paths.iter().enumerate() {
-        let segments: Vec<&str> = path.split('/').collect();
-        let Some(k) = segments[..segments.len() - 1]
-            .iter()
-            .position(|s| is_version(s))
-        else {
+        // Scanned in place: most paths have no version directory and cost no
+        // allocation.
+        let Some(dir) = path.rfind('/').map(|end| &path[..end]) else {
             continue;
         };
-        let current: Vec<&str> = segments
-            .iter()
-            .enumerate()
-            .filter(|&(j, _)| j != k)
-            .map(|(_, s)| *s)
-            .collect();
+        let mut start = 0;
+        let version = dir.split('/').find_map(|segment| {
+            let at = start;
+            start += segment.len() + 1;
+            is_version(segment).then_some((at, segment.len()))
+        });
+        let Some((at, len)) = version else {
+            continue;
+        };
+        let current = format!("{}{}", &path[..at], &path[at + len + 1..]);
         let existing = existing.get_or_insert_with(|| paths.iter().copied().collect());
-        if existing.contains(current.join("/").as_str()) {
+        if existing.contains(current.as_str()) {
             out.push(i);
         }
     }
