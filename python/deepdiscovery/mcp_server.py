@@ -124,7 +124,10 @@ class DiscoverResult(BaseModel):
     files: List[PackageFile] = Field(description="the package's files, best first")
     budget: BudgetUse
     over_budget: List[str] = Field(description="selected files that did not fit the budget")
-    filtered: List[str] = Field(description="weak anchors that nothing connects, left out")
+    filtered: List[str] = Field(
+        description="left out by the filter: weak anchors that nothing connects, and "
+        "files expansion reached that added no missing role or bridge"
+    )
     notes: List[str]
 
 
@@ -181,7 +184,8 @@ class ExplainResult(BaseModel):
     path: str
     status: Status = Field(
         description="included: in the package; over_budget: selected but did not fit the "
-        "token budget; filtered: a weak anchor nothing connects; not_selected: ranked "
+        "token budget; filtered: a weak anchor nothing connects, or a file expansion "
+        "reached that added nothing the package lacked; not_selected: ranked "
         "below the files chosen; not_considered: not read for the task"
     )
     package_rank: Optional[int] = Field(description="its rank in the package when included")
@@ -401,10 +405,18 @@ def _explanation(package: ContextPackage, path: str) -> ExplainResult:
         )
     elif path in skipped["filtered"]:
         status = "filtered"
-        text = (
-            f"`{path}` matched the task as an anchor ({place}) but was filtered out: a weak "
-            "anchor that no other file of the package links to."
-        )
+        if anchor:
+            text = (
+                f"`{path}` matched the task as an anchor ({place}) but was filtered out: a "
+                "weak anchor that no other file of the package links to, or one scoring "
+                "below min_score_ratio of the best file."
+            )
+        else:
+            text = (
+                f"`{path}` was reached from the package ({place}) but filtered out: it "
+                "added no missing role and no bridge, and only an import or a call tied "
+                "it to the package."
+            )
     elif position is not None:
         status = "not_selected"
         text = (
@@ -534,7 +546,8 @@ def build_server(root: str) -> MCPServer:
     ) -> Annotated[CallToolResult, ExplainResult]:
         """Why a file is or is not in the context package of a task: its rank, role, view
         and rationale when included; otherwise whether it was selected but cut by the
-        token budget, filtered out as a weak anchor, ranked below the files chosen, or not
+        token budget, filtered out (a weak anchor, or an expanded file that added nothing),
+        ranked below the files chosen, or not
         considered at all. Give the same task, budget_tokens and open_paths as the
         discover call it is about."""
         return await _run(lambda: repo.explain(task, path, budget_tokens, open_paths), ctx)

@@ -159,6 +159,15 @@ pub struct Priority {
     pub value: f32,
 }
 
+impl Priority {
+    /// True when the action added coverage to the implementation path: a
+    /// still-missing aspect or a bridge between separate parts of the context. Two
+    /// consecutive actions without it stop the expansion (paper §III.D).
+    pub fn adds_coverage(&self) -> bool {
+        self.new_role >= MIN_NEW_ROLE || self.bridge >= MIN_BRIDGE
+    }
+}
+
 /// One file of the recovered context.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Selected {
@@ -376,7 +385,7 @@ pub fn expand(input: &ExpandInput<'_>) -> Expansion {
         selected.push(new);
         let last = selected.len() - 1;
         add_links(input, &selected[last], &index, &mut frontier);
-        if priority.new_role >= MIN_NEW_ROLE || priority.bridge >= MIN_BRIDGE {
+        if priority.adds_coverage() {
             idle = 0;
         } else {
             idle += 1;

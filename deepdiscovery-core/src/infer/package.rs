@@ -191,7 +191,10 @@ pub struct Skipped {
     pub unreadable: SkipStats,
     /// Selected files that did not fit the token budget, best first.
     pub over_budget: Vec<String>,
-    /// Weak, unconnected anchors dropped by the filter.
+    /// Files the filter dropped: weak anchors that nothing connects, files expansion
+    /// reached that added no missing aspect or bridge (and that no type relation,
+    /// implicit binding or use of a task symbol ties to the context), and files below
+    /// `min_score_ratio` of the best.
     pub filtered: Vec<String>,
 }
 
