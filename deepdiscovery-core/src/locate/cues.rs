@@ -192,19 +192,26 @@ const TLDS: &[&str] = &[
     "se", "ch", "es", "pl", "br", "kr", "tw", "hk", "in", "it",
 ];
 
-/// Keywords, builtin names and very common words that are never informative cues
-/// (compared in lower case). Three groups: keywords of the supported languages;
-/// builtin types and functions; product names and acronyms that look like code.
-const STOP_WORDS_TEXT: &str = "
+/// Keywords of the supported languages: never informative cues, but only as
+/// written, in lower case. A capitalized `Mod`, `Match` or `Template` is a class a
+/// task may be about (sympy's `Mod`), never a keyword.
+const KEYWORDS_TEXT: &str = "
     abstract and as assert async await break case catch class const continue crate def
-    default del delete do dyn elif else enum except export extends extern false final
+    default del delete do dyn elif else enum except export extends extern final
     finally fn for from func function global go if impl implements import in instanceof
-    interface internal is lambda let loop match mod module move mut namespace new nil none
-    nonlocal not null or override package pass private protected pub public raise readonly
-    ref return sealed self static struct super switch this throw throws trait true try type
-    typeof undefined unsafe use var virtual void where while with yield cls end begin then
+    interface internal is lambda let loop match mod module move mut namespace new
+    nonlocal not or override package pass private protected pub public raise readonly
+    ref return sealed static struct switch throw throws trait try type
+    typeof unsafe use var virtual void where while with yield end begin then
     elsif unless require require_once include echo defer chan select goto sizeof template
     typename using volatile register signed unsigned
+";
+
+/// Builtin names, constants and very common words that are never informative cues
+/// in any case (compared in lower case). Two groups: builtin types, functions and
+/// constants; product names and acronyms that look like code.
+const STOP_WORDS_TEXT: &str = "
+    false true none null nil undefined self super this cls
     string str int integer long short float double bool boolean char byte bytes object list
     dict map set tuple array vec option result some ok err box rc arc any number symbol
     bigint promise print println printf console log len range isinstance getattr setattr
@@ -221,11 +228,15 @@ const STOP_WORDS_TEXT: &str = "
     test tests on off println! fmt sprintf
 ";
 
+static KEYWORDS: LazyLock<BTreeSet<&'static str>> =
+    LazyLock::new(|| KEYWORDS_TEXT.split_whitespace().collect());
 static STOP_WORDS: LazyLock<BTreeSet<&'static str>> =
     LazyLock::new(|| STOP_WORDS_TEXT.split_whitespace().collect());
 
 fn is_stop(word: &str) -> bool {
-    word.len() > 64 || STOP_WORDS.contains(word.to_ascii_lowercase().as_str())
+    word.len() > 64
+        || KEYWORDS.contains(word)
+        || STOP_WORDS.contains(word.to_ascii_lowercase().as_str())
 }
 
 /// Capitalised English words that end a sentence-joined "dotted path" (`works.The`).
@@ -2123,6 +2134,21 @@ Edit the Dockerfile and `config/settings.yaml`; run it with `curl -d @body.json`
         ));
         assert!(has(&cues, CueKind::Symbol, "ClockInterface"));
         assert!(has(&cues, CueKind::Symbol, "enable_all"));
+    }
+
+    #[test]
+    fn a_capitalized_keyword_is_a_name() {
+        let text = "Mod(x**2, x) is not 0 in Mod's eval logic
+```
+>>> Mod(x**2, x)
+0
+>>> match(x)
+```
+";
+        let cues = extract(text);
+        let w = |t: &str| find(&cues, CueKind::Symbol, t).map(|c| c.weight);
+        assert_eq!(w("Mod"), Some(weight::CODE_IDENT));
+        assert_eq!(w("match"), None);
     }
 
     #[test]
