@@ -306,6 +306,12 @@ static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
 // Stack-frame formats.
 static PY_FRAME: LazyLock<Regex> =
     LazyLock::new(|| re(r#"\bFile "([^"]+)", line (\d+)(?:, in ([^\s,]+))?"#));
+/// Source lines a Python trace may echo under one frame (IPython prints a few lines
+/// of context around the call).
+const MAX_ECHO_LINES: usize = 12;
+/// IPython and Jupyter print `File ~/src/pkg/mod.py:41, in Class.method(self, x)`.
+static IPYTHON_FRAME: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^\s*File\s+([^\s\x22<>][^\x22<>]*?\.pyx?):(\d+), in ([\w.]+)"));
 static PYTEST_FRAME: LazyLock<Regex> =
     LazyLock::new(|| re(r"^(?:\s|>|E\s)*([\w./\\-]+\.pyx?):(\d+):\s(?:in\s+(\w+))?"));
 static JAVA_FRAME: LazyLock<Regex> = LazyLock::new(|| {
@@ -464,6 +470,13 @@ impl TraceBuilder {
         self.last_line = line_index;
     }
 
+    /// A line that belongs to the current trace without being a frame.
+    fn continue_at(&mut self, line_index: usize) {
+        if !self.frames.is_empty() {
+            self.last_line = line_index;
+        }
+    }
+
     fn flush(&mut self, out: &mut Collector) {
         let n = self.frames.len();
         let numbered = self.frames.iter().all(|f| f.index.is_some());
@@ -599,6 +612,17 @@ fn parse_frame(line: &str, prev: Option<&str>) -> Option<(Frame, bool)> {
     };
     if let Some(c) = PY_FRAME.captures(line) {
         let function = c.get(3).and_then(|m| frame_function(m.as_str()));
+        let f = frame(
+            &c[1],
+            parse_u32(&c[2]),
+            function,
+            Order::InnermostLast,
+            "python",
+        )?;
+        return Some((f, false));
+    }
+    if let Some(c) = IPYTHON_FRAME.captures(line) {
+        let function = frame_function(&c[3]);
         let f = frame(
             &c[1],
             parse_u32(&c[2]),
@@ -1461,17 +1485,31 @@ pub fn extract(text: &str) -> Vec<Cue> {
         }
     }
 
-    // The source line a Python trace echoes under each frame repeats the call that
-    // the next frame already names; only the innermost frame's (the failing line) is
-    // kept, or every frame's file would also "define a symbol of the task".
+    // The source a Python trace echoes under each frame (one line, or IPython's
+    // numbered context lines) repeats the call that the next frame already names;
+    // only the innermost frame's (the failing line) is kept, or every frame's file
+    // would also "define a symbol of the task".
+    let python = |f: &Option<Frame>| f.as_ref().is_some_and(|f| f.family == "python");
+    let echoed = |line: &str| {
+        line.trim().is_empty() || line.starts_with(char::is_whitespace) || line.starts_with("-")
+    };
     for i in 0..lines.len() {
-        let python = frames[i].as_ref().is_some_and(|f| f.family == "python");
-        if python
-            && i + 2 < lines.len()
-            && frames[i + 1].is_none()
-            && frames[i + 2].as_ref().is_some_and(|f| f.family == "python")
-        {
-            consumed[i + 1] = true;
+        if !python(&frames[i]) {
+            continue;
+        }
+        // One line between two frames is an echo whatever it looks like (traces are
+        // often prefixed: `INTERNALERROR>     return f(x)`); longer context only
+        // when every line has the shape of one.
+        let one_line = i + 2 < lines.len() && frames[i + 1].is_none() && python(&frames[i + 2]);
+        let gap = if one_line {
+            1
+        } else {
+            (i + 1..lines.len().min(i + 2 + MAX_ECHO_LINES))
+                .take_while(|&k| frames[k].is_none() && echoed(lines[k]))
+                .count()
+        };
+        if gap > 0 && lines.get(i + 1 + gap).is_some() && python(&frames[i + 1 + gap]) {
+            consumed[i + 1..=i + gap].fill(true);
         }
     }
 
@@ -1495,6 +1533,8 @@ pub fn extract(text: &str) -> Vec<Cue> {
             continue;
         }
         if consumed[i] {
+            // Consumed lines belong to the trace around them (echoed source).
+            traces.continue_at(i);
             continue;
         }
         if let Some(tag) = fence_of(line) {
@@ -1771,6 +1811,45 @@ Traceback (most recent call last):
 django.core.exceptions.FieldError: Cannot resolve keyword 'pk' into field. Choices are: id, name
 The setting DEFAULT_AUTO_FIELD is not involved. See https://docs.djangoproject.com/en/4.0/ref/models/querysets/ for docs.
 ";
+
+    #[test]
+    fn ipython_frames_are_frames_and_their_context_is_echo() {
+        let text = "PolyFit fails
+```python-traceback
+LinAlgError                               Traceback (most recent call last)
+File ~/code/plots/plots/core/plot.py:1110, in Plotter._compute_stats(self, spec)
+   1109 groupby = GroupBy(grouper)
+-> 1110 res = stat_fit_all(df, groupby)
+   1112 if pair_vars:
+
+File ~/code/plots/plots/stats/regression.py:30, in PolyFit._fit_predict(self, data)
+     29 else:
+---> 30     p = np.polyfit(x, y, self.order_of_fit)
+     31     xx = np.linspace(x.min(), x.max(), self.gridsize)
+
+File <__array_function__ internals>:180, in polyfit(*args, **kwargs)
+
+LinAlgError: SVD did not converge in Linear Least Squares
+```
+";
+        let cues = extract(text);
+        let frames: Vec<&Cue> = cues
+            .iter()
+            .filter(|c| c.kind == CueKind::StackFrame)
+            .collect();
+        assert_eq!(frames.len(), 2, "{frames:?}");
+        let inner = frames
+            .iter()
+            .find(|c| c.depth == 0)
+            .expect("an innermost frame");
+        assert_eq!(inner.text, "~/code/plots/plots/stats/regression.py");
+        assert_eq!(inner.line, Some(30));
+        assert_eq!(inner.function.as_deref(), Some("_fit_predict"));
+        // The outer frame's context repeats what the next frame names; the innermost
+        // frame's is the failing line.
+        assert!(!has(&cues, CueKind::Symbol, "stat_fit_all"));
+        assert!(has(&cues, CueKind::Symbol, "order_of_fit"));
+    }
 
     #[test]
     fn a_python_trace_echo_counts_only_under_the_innermost_frame() {
