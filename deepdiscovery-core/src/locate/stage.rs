@@ -520,12 +520,15 @@ impl CueResolver for LexicalResolver<'_> {
             .collect();
         // A message is emitted by code and repeated by translation catalogs and
         // docs: when the copies are too many for the cue to count, the code's count.
+        // A command-line flag is defined by the code that parses it and repeated by
+        // docs, changelogs and tests: the code's count whenever code mentions it.
         let code: Vec<&ArtifactInfo> = mentioning
             .iter()
             .copied()
             .filter(|a| a.role == Role::Source)
             .collect();
-        let chosen = if mentioning.len() > MAX_CUE_FILES && !code.is_empty() {
+        let flag = text.starts_with('-');
+        let chosen = if (flag || mentioning.len() > MAX_CUE_FILES) && !code.is_empty() {
             code
         } else {
             mentioning

@@ -435,6 +435,48 @@ fn a_warning_is_traced_to_the_code_that_emits_it_not_to_its_translations() {
 }
 
 #[test]
+fn a_flag_is_traced_to_the_code_that_parses_it_not_to_its_mentions() {
+    let mut files: Vec<(String, String)> = vec![
+        (
+            "tool/cli.py".into(),
+            "import argparse\n\ndef parser():\n    p = argparse.ArgumentParser()\n    \
+             p.add_argument(\"--dry-run\", action=\"store_true\")\n    return p\n"
+                .into(),
+        ),
+        (
+            "tool/runner.py".into(),
+            "def run(jobs):\n    \"\"\"Starts the jobs.\"\"\"\n    return [j() for j in jobs]\n"
+                .into(),
+        ),
+        (
+            "CHANGELOG.md".into(),
+            "# Changes\n\n- New: `--dry-run` lists the jobs a run would start.\n".into(),
+        ),
+        (
+            "tests/test_cli.py".into(),
+            "def test_dry_run_flag():\n    assert parser().parse_args([\"--dry-run\"]).dry_run\n"
+                .into(),
+        ),
+    ];
+    for k in 0..4 {
+        files.push((
+            format!("docs/usage{k}.md"),
+            format!("# Usage {k}\n\nOptions: `--verbose`, `--dry-run`, `--jobs N`.\n"),
+        ));
+    }
+    let task = "`--dry-run` needs a one-letter alias\n\nI type `--dry-run` before every run; \
+                a short alias would be quicker to type.";
+    let location = locate_in(files, task);
+    let flag = location
+        .cues
+        .iter()
+        .find(|r| r.cue.text == "--dry-run")
+        .expect("the flag resolves");
+    assert_eq!(flag.files, ["tool/cli.py"]);
+    assert_ranked_for(&location, "tool/cli.py", 1, "cli flag of the task");
+}
+
+#[test]
 fn a_named_package_shares_its_evidence_with_its_modules() {
     let files = [
         (
