@@ -234,9 +234,13 @@ static STOP_WORDS: LazyLock<BTreeSet<&'static str>> =
     LazyLock::new(|| STOP_WORDS_TEXT.split_whitespace().collect());
 
 fn is_stop(word: &str) -> bool {
-    word.len() > 64
-        || KEYWORDS.contains(word)
-        || STOP_WORDS.contains(word.to_ascii_lowercase().as_str())
+    KEYWORDS.contains(word) || is_builtin(word)
+}
+
+/// A builtin, constant or product name: never a cue, even as a called member (a
+/// keyword is a name there: `$date->is()`, `re.match()`).
+fn is_builtin(word: &str) -> bool {
+    word.len() > 64 || STOP_WORDS.contains(word.to_ascii_lowercase().as_str())
 }
 
 /// Capitalised English words that end a sentence-joined "dotted path" (`works.The`).
@@ -1152,10 +1156,16 @@ fn scan_segment(text: &str, ctx: Context, out: &mut Collector) {
             .chars()
             .next_back()
             .is_none_or(|c| !c.is_alphanumeric());
-        if !boundary_ok || word.len() < 2 || is_stop(word) {
+        let called = text[m.end()..].starts_with('(');
+        let member = called && text[..m.start()].ends_with("->");
+        let stop = if member {
+            is_builtin(word)
+        } else {
+            is_stop(word)
+        };
+        if !boundary_ok || word.len() < 2 || stop {
             continue;
         }
-        let called = text[m.end()..].starts_with('(');
         scan_identifier(word, ctx, called, before.as_deref(), whole, has_import, out);
     }
 }
@@ -1276,10 +1286,15 @@ fn scan_qualified(raw: &str, ctx: Context, called: bool, out: &mut Collector) {
     let part_weight = if inline { weight::INLINE } else { weight::PART };
     let n = segments.len();
     for (i, seg) in segments.iter().enumerate() {
-        if seg.len() < 2 || is_stop(seg) {
+        let last = i + 1 == n;
+        let stop = if last && called && i > 0 {
+            is_builtin(seg)
+        } else {
+            is_stop(seg)
+        };
+        if seg.len() < 2 || stop {
             continue;
         }
-        let last = i + 1 == n;
         if is_exception_name(seg) {
             out.add(CueKind::Exception, seg, weight::EXCEPTION.max(part_weight));
         } else if is_upper_snake(seg) || looks_like_code(seg, last && called) || last {
@@ -2228,6 +2243,10 @@ Edit the Dockerfile and `config/settings.yaml`; run it with `curl -d @body.json`
         let w = |t: &str| find(&cues, CueKind::Symbol, t).map(|c| c.weight);
         assert_eq!(w("Mod"), Some(weight::CODE_IDENT));
         assert_eq!(w("match"), None);
+        // A called member is a name even when it is spelled like a keyword.
+        let cues = extract("Bug in method `->is()`: `$date->is('May')` and `pattern.match(x)`");
+        assert!(has(&cues, CueKind::Symbol, "is"));
+        assert!(has(&cues, CueKind::Symbol, "match"));
     }
 
     #[test]

@@ -319,7 +319,8 @@ pub fn defined_name(line: &str) -> Option<&str> {
 /// What the task asks the pass to look for.
 #[derive(Debug, Default)]
 pub struct Query {
-    /// Normalized query terms with their weights (1 + ln of their count in the task).
+    /// Normalized query terms with their weights (1 + ln of their count in the task,
+    /// times any emphasis, see [`Query::emphasize`]).
     pub terms: Vec<(String, f32)>,
     /// Identifiers whose definitions and mentions are wanted (exact, case-sensitive).
     pub symbols: Vec<String>,
@@ -366,6 +367,22 @@ impl Query {
             terms,
             symbols,
             phrases,
+        }
+    }
+}
+
+impl Query {
+    /// Multiplies the weight of every term that `text` contains by `factor` (the
+    /// terms of a task's title).
+    pub fn emphasize(&mut self, text: &str, factor: f32) {
+        let mut wanted: HashSet<String> = HashSet::new();
+        tokenize(text, |t| {
+            wanted.insert(t);
+        });
+        for (term, weight) in &mut self.terms {
+            if wanted.contains(term.as_str()) {
+                *weight *= factor;
+            }
         }
     }
 }

@@ -44,6 +44,10 @@ const MIN_TEST_MATCH: f32 = 0.3;
 const PACKAGE_SHARE: f32 = 0.5;
 /// Cue resolution: a cue that names more files than this names nothing.
 const MAX_CUE_FILES: usize = 30;
+/// Query terms of the task's title weigh this many times more (s_sem, Eq. 6). On the
+/// development sets 1.5, 2, 3, 4 and 6 all helped; from 3 on the gain is flat
+/// (multilingual FRR@10 61.5% → 66.7%, Lite FRR@1 50.9% → 55.7% at 3).
+const TITLE_EMPHASIS: f32 = 3.0;
 
 /// Runs the Location stage.
 pub(crate) fn run(
@@ -458,7 +462,20 @@ fn build_query(text: &str, cues: &[Cue]) -> Query {
             _ => symbols.extend(cue_name(cue).map(str::to_string)),
         }
     }
-    Query::new(text, symbols, phrases)
+    let mut query = Query::new(text, symbols, phrases);
+    if let Some(title) = title(text) {
+        query.emphasize(title, TITLE_EMPHASIS);
+    }
+    query
+}
+
+/// The first line of a task that goes on after it: its title (an issue's, a commit
+/// message's subject). It says what the task is about; the body adds reproduction
+/// code, traces and versions that name much else.
+fn title(text: &str) -> Option<&str> {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next()?;
+    lines.next().map(|_| first)
 }
 
 /// Resolves cues with the listing and the lexical pass (no parsing needed).

@@ -477,6 +477,32 @@ fn a_flag_is_traced_to_the_code_that_parses_it_not_to_its_mentions() {
 }
 
 #[test]
+fn the_title_says_what_the_task_is_about() {
+    let files = [
+        (
+            "shop/rounding.py",
+            "def round_price(amount):\n    \"\"\"Rounding of a price to cents.\"\"\"\n    \
+             return round(amount, 2)\n",
+        ),
+        (
+            "shop/orders.py",
+            "def create_order(cart, customer):\n    \"\"\"An order of a cart for a customer, \
+             with its total.\"\"\"\n    return {\"cart\": cart, \"customer\": customer}\n",
+        ),
+    ];
+    // The body retells the reproduction in words of orders; the title names the bug.
+    let task = "Rounding is off by a cent\n\nI create an order with a cart of two items: \
+                the cart total is 10.004 and the order shows 10.01.";
+    let location = locate_in(files, task);
+    assert_eq!(
+        top(&location, 1),
+        ["shop/rounding.py"],
+        "{:?}",
+        top(&location, 2)
+    );
+}
+
+#[test]
 fn a_named_package_shares_its_evidence_with_its_modules() {
     let files = [
         (
