@@ -614,19 +614,11 @@ fn parse_frame(line: &str, prev: Option<&str>) -> Option<(Frame, bool)> {
             index: None,
         })
     };
-    if let Some(c) = PY_FRAME.captures(line) {
+    if let Some(c) = PY_FRAME
+        .captures(line)
+        .or_else(|| IPYTHON_FRAME.captures(line))
+    {
         let function = c.get(3).and_then(|m| frame_function(m.as_str()));
-        let f = frame(
-            &c[1],
-            parse_u32(&c[2]),
-            function,
-            Order::InnermostLast,
-            "python",
-        )?;
-        return Some((f, false));
-    }
-    if let Some(c) = IPYTHON_FRAME.captures(line) {
-        let function = frame_function(&c[3]);
         let f = frame(
             &c[1],
             parse_u32(&c[2]),
