@@ -140,8 +140,8 @@ pub struct PackageRelation {
 pub struct RankedFile {
     /// Repository-relative path.
     pub path: String,
-    /// Its score: the final score for selected files, Score_loc scaled below them for
-    /// the rest.
+    /// Its score: the final score for anchors; the normalized Location score (at
+    /// most the final score) for files expansion added and for the rest.
     pub score: f32,
     /// True when the file is in `files`.
     pub selected: bool,
@@ -224,7 +224,8 @@ pub struct ContextPackage {
     pub relations: Vec<PackageRelation>,
     /// The compressed repository view.
     pub repository_view: RepoView,
-    /// Every considered file in the final order (selected ones first).
+    /// Every considered file, the likeliest to need a change first (`selected` marks
+    /// the files of `files`).
     pub ranked_files: Vec<RankedFile>,
     /// What was left out.
     pub skipped: Skipped,

@@ -49,26 +49,35 @@ fn assert_well_formed(package: &ContextPackage, session: &Session) {
     for r in &package.relations {
         assert!(chosen.contains(r.from.as_str()) && chosen.contains(r.to.as_str()));
     }
-    // The selected files lead the ranking, in order.
-    let head: Vec<&str> = package
-        .ranked_files
-        .iter()
-        .take(package.files.len())
-        .map(|r| r.path.as_str())
-        .collect();
+    // Every file of the package is marked selected in the ranking, and the anchors
+    // keep their package order there (files expansion added rank by their own
+    // Location score).
     let skipped: HashSet<&str> = package
         .skipped
         .over_budget
         .iter()
         .map(String::as_str)
         .collect();
-    let selected: Vec<&str> = package
+    let selected: HashSet<&str> = package
         .ranked_files
         .iter()
         .filter(|r| r.selected && !skipped.contains(r.path.as_str()))
         .map(|r| r.path.as_str())
         .collect();
-    assert_eq!(selected, package.file_paths(), "head {head:?}");
+    assert_eq!(selected, chosen);
+    let anchors: Vec<&str> = package
+        .files
+        .iter()
+        .filter(|f| f.anchor)
+        .map(|f| f.path.as_str())
+        .collect();
+    let ranked_anchors: Vec<&str> = package
+        .ranked_files
+        .iter()
+        .map(|r| r.path.as_str())
+        .filter(|p| anchors.contains(p))
+        .collect();
+    assert_eq!(ranked_anchors, anchors);
 }
 
 #[test]
