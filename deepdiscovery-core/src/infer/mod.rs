@@ -99,8 +99,8 @@ pub struct DiscoverConfig {
     /// around them: files reached through relations (a settings binding, an event
     /// handler) seldom match the task's words, so their final scores are low and a
     /// ratio cuts them first. On the multilingual development set, 0.5 raises the
-    /// precision of the returned set from 11.3% to 15.1% and lowers its full recall
-    /// from 63.5% to 58.3% (`benches/results/dev-2026-12-03.md`).
+    /// precision of the returned set from 12.6% to 17.5% and lowers its full recall
+    /// from 64.6% to 59.4% (`benches/results/dev-2026-12-03.md`, commit b5ae847).
     pub min_score_ratio: f32,
 }
 
