@@ -369,9 +369,7 @@ impl Query {
             phrases,
         }
     }
-}
 
-impl Query {
     /// Multiplies the weight of every term that `text` contains by `factor` (the
     /// terms of a task's title).
     pub fn emphasize(&mut self, text: &str, factor: f32) {
