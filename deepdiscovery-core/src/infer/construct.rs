@@ -19,7 +19,7 @@ use crate::Result;
 use crate::artifact::{Language, Role};
 use crate::facts::Facts;
 use crate::graph::{Relation, RelationFamily, RepoGraph};
-use crate::locate::{CueKind, Location, task_type, view};
+use crate::locate::{CueKind, Location, cue_symbol, task_type, view};
 use crate::plugins::LlmCaller;
 use crate::session::{ArtifactInfo, Session};
 use crate::source::History;
@@ -394,19 +394,12 @@ fn idle_files<'e>(
 }
 
 /// The code names the task itself gives: its symbols, dotted paths and exception
-/// types, each by its last segment (the name a reference carries).
+/// types, each by the name a reference carries.
 fn task_symbols(location: &Location) -> HashSet<&str> {
     location
         .cues
         .iter()
-        .filter(|r| {
-            matches!(
-                r.cue.kind,
-                CueKind::Symbol | CueKind::DottedPath | CueKind::Exception
-            )
-        })
-        .filter_map(|r| r.cue.text.rsplit(['.', ':', '#']).next())
-        .filter(|name| !name.is_empty())
+        .filter_map(|r| cue_symbol(&r.cue))
         .collect()
 }
 

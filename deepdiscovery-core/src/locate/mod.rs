@@ -30,6 +30,7 @@ use crate::{Error, Result};
 
 pub use cues::{Cue, CueKind, ResolvedCue};
 pub use environment::Environment;
+pub(crate) use stage::cue_symbol;
 pub use task_type::TaskType;
 pub use view::{Granularity, RepoView};
 

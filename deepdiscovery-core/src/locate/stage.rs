@@ -868,7 +868,7 @@ fn cue_name(cue: &Cue) -> Option<&str> {
 }
 
 /// The symbol a cue names (symbols, exceptions and dotted paths, not frames or tests).
-fn cue_symbol(cue: &Cue) -> Option<&str> {
+pub(crate) fn cue_symbol(cue: &Cue) -> Option<&str> {
     match cue.kind {
         CueKind::Symbol | CueKind::Exception | CueKind::DottedPath => cue_name(cue),
         _ => None,
