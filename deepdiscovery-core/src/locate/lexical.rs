@@ -394,6 +394,9 @@ pub struct FileStats {
     pub lengths: [u32; FIELDS],
     /// Indexes (into `Query::symbols`) of symbols this file defines lexically.
     pub defines: Vec<u32>,
+    /// The part of `defines` defined at column zero: module-level functions, classes
+    /// and bindings, not the methods nested in a class.
+    pub defines_top: Vec<u32>,
     /// Indexes (into `Query::symbols`) of symbols this file mentions.
     pub mentions: Vec<u32>,
     /// Indexes (into `Query::phrases`) of phrases this file contains.
@@ -544,6 +547,7 @@ fn scan_one(
         body = &body[..cut];
     }
     let mut defines: HashSet<u32> = HashSet::new();
+    let mut defines_top: HashSet<u32> = HashSet::new();
     let mut mentions: HashSet<u32> = HashSet::new();
     let mut words: Vec<u32> = Vec::new();
     for line in body.lines() {
@@ -551,6 +555,9 @@ fn scan_one(
             tokenize_with(def, &mut buf, |t| count(Field::Defs, t, &mut stats));
             if let Some(&s) = symbol_index.get(def) {
                 defines.insert(s);
+                if !line.starts_with([' ', '\t']) {
+                    defines_top.insert(s);
+                }
             }
         }
         for ident in identifiers(line) {
@@ -573,6 +580,8 @@ fn scan_one(
     }
     stats.defines = defines.into_iter().collect();
     stats.defines.sort_unstable();
+    stats.defines_top = defines_top.into_iter().collect();
+    stats.defines_top.sort_unstable();
     stats.mentions = mentions.into_iter().collect();
     stats.mentions.sort_unstable();
     words.sort_unstable();
@@ -787,5 +796,24 @@ mod tests {
         assert_eq!(view.files[1].defines, Vec::<u32>::new());
         assert_eq!(view.files[1].mentions, [1]);
         assert_eq!(view.files[1].phrases, [0]);
+    }
+
+    #[test]
+    fn module_level_definitions_are_told_from_nested_ones() {
+        let query = Query::new("x", vec!["convert_to".into()], vec![]);
+        let view = scan_texts(
+            &query,
+            &[
+                ("util.py", "def convert_to(expr, unit):\n    pass\n"),
+                (
+                    "quantity.py",
+                    "class Quantity:\n    def convert_to(self, other):\n        pass\n",
+                ),
+            ],
+        );
+        assert_eq!(view.files[0].defines, [0]);
+        assert_eq!(view.files[0].defines_top, [0]);
+        assert_eq!(view.files[1].defines, [0]);
+        assert_eq!(view.files[1].defines_top, Vec::<u32>::new());
     }
 }

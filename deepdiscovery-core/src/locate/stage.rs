@@ -792,11 +792,26 @@ fn defining_files(
     let Some(symbol) = query.symbols.iter().position(|s| s == name) else {
         return Vec::new();
     };
-    files
+    let symbol = symbol as u32;
+    let definers: Vec<usize> = files
         .iter()
         .filter_map(|f| by_path.get(f.as_str()).copied())
-        .filter(|&i| view.files[i].defines.contains(&(symbol as u32)))
-        .collect()
+        .filter(|&i| view.files[i].defines.contains(&symbol))
+        .collect();
+    // A bare name (`convert_to`, `cse()`) is the module-level function or class of that
+    // name; methods of the same name in some class (`Quantity.convert_to`) only use it
+    // or stand beside it. A qualified name keeps every definer.
+    if cue.kind == CueKind::Symbol {
+        let top: Vec<usize> = definers
+            .iter()
+            .copied()
+            .filter(|&i| view.files[i].defines_top.contains(&symbol))
+            .collect();
+        if !top.is_empty() {
+            return top;
+        }
+    }
+    definers
 }
 
 /// Rule template: a file whose name (without extension) is written in the task as

@@ -503,6 +503,39 @@ fn the_title_says_what_the_task_is_about() {
 }
 
 #[test]
+fn a_bare_name_is_the_module_level_definition_of_it() {
+    let mut files = vec![
+        (
+            "units/quantities.py".to_string(),
+            "class Quantity:\n    \"\"\"Orthogonal units of a quantity.\"\"\"\n    \
+             def convert_to(self, other):\n        return other\n"
+                .to_string(),
+        ),
+        (
+            "units/util.py".to_string(),
+            "def convert_to(expr, target):\n    return expr\n".to_string(),
+        ),
+    ];
+    // Other modules, so that the name is rare in the repository.
+    files.extend((0..8).map(|i| {
+        (
+            format!("units/system{i}.py"),
+            format!("def scale{i}(x):\n    return x\n"),
+        )
+    }));
+    // The task calls the function, not the method of the same name.
+    let task = "convert_to combines orthogonal units\n\n\
+                convert_to(joule*second, joule) gives joule**(7/9).";
+    let location = locate_in(files, task);
+    assert_eq!(
+        top(&location, 1),
+        ["units/util.py"],
+        "{:?}",
+        top(&location, 2)
+    );
+}
+
+#[test]
 fn a_named_package_shares_its_evidence_with_its_modules() {
     let files = [
         (
