@@ -970,8 +970,19 @@ fn is_upper_snake(word: &str) -> bool {
             >= 2
 }
 
+/// `E108`, `W0611`, `TS2322`, `SC2086`: the id of a check, lint or compiler
+/// diagnostic (one to four capitals, then three to five digits). The code that emits
+/// it writes it too, so it names that code as an identifier does.
+fn is_diagnostic_code(word: &str) -> bool {
+    let letters = word.bytes().take_while(u8::is_ascii_uppercase).count();
+    let digits = word.len() - letters;
+    (1..=4).contains(&letters)
+        && (3..=5).contains(&digits)
+        && word.bytes().skip(letters).all(|b| b.is_ascii_digit())
+}
+
 fn looks_like_code(word: &str, called: bool) -> bool {
-    inner_underscore(word) || is_camel(word) || called
+    inner_underscore(word) || is_camel(word) || is_diagnostic_code(word) || called
 }
 
 /// Scans one piece of text (a prose line without its backtick spans, one span, or a
@@ -1358,6 +1369,8 @@ fn scan_identifier(
                 Some(weight::PROSE_CALL)
             } else if is_camel(word) {
                 Some(weight::PROSE_CAMEL)
+            } else if is_diagnostic_code(word) {
+                Some(weight::PROSE_CALL)
             } else {
                 None
             }
@@ -2239,6 +2252,21 @@ Edit the Dockerfile and `config/settings.yaml`; run it with `curl -d @body.json`
         let cues = extract("Bug in method `->is()`: `$date->is('May')` and `pattern.match(x)`");
         assert!(has(&cues, CueKind::Symbol, "is"));
         assert!(has(&cues, CueKind::Symbol, "match"));
+    }
+
+    #[test]
+    fn diagnostic_codes_are_symbols() {
+        let cues = extract(
+            "Error E108 does not cover some cases; pylint reports W0611 and tsc TS2322.\n\
+             Version 3.0 and ISSUE1 are no codes, nor is L9 or ABCDE12345.",
+        );
+        let w = |t: &str| find(&cues, CueKind::Symbol, t).map(|c| c.weight);
+        for code in ["E108", "W0611", "TS2322"] {
+            assert_eq!(w(code), Some(weight::PROSE_CALL), "{code}");
+        }
+        for word in ["ISSUE1", "L9", "ABCDE12345", "Version"] {
+            assert_eq!(w(word), None, "{word}");
+        }
     }
 
     #[test]
