@@ -110,15 +110,15 @@ impl Role {
         {
             return Role::Script;
         }
-        if language.is_config_format()
-            || matches!(
-                name,
-                "settings.py" | "config.py" | "conf.py" | "local_settings.py"
-            )
-            || dirs
-                .iter()
-                .any(|d| matches!(*d, "settings" | "config" | "conf") && name.ends_with(".py"))
-        {
+        // Python settings modules: `settings.py`, `global_settings.py`, the modules of a
+        // `settings/` package. Not every module under a `conf/` or `config/` directory:
+        // `django/conf/__init__.py` and `pylint/config/argument.py` are the code that
+        // reads settings.
+        let settings_module = name.ends_with(".py")
+            && (name.contains("settings")
+                || matches!(name, "config.py" | "conf.py")
+                || dirs.contains(&"settings"));
+        if language.is_config_format() || settings_module {
             return Role::Config;
         }
         if language.is_code() {
