@@ -11,7 +11,15 @@ micro precision, files) excluding and including the files a fix creates, and cos
 import pathlib
 import sys
 
-VARIANTS = ["full", "location-only", "no-compression", "no-implicit", "no-metadata-first", "min-score-ratio-0.5"]
+VARIANTS = [
+    "full",
+    "location-only",
+    "no-compression",
+    "no-implicit",
+    "no-metadata-first",
+    "min-score-ratio-0.4",
+    "min-score-ratio-0.5",
+]
 
 
 def rows(path):

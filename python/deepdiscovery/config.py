@@ -87,7 +87,10 @@ class Config:
       likely to change rather than the context around them: a file whose final
       score is below this share of the best file's is left out of the package,
       though it keeps its place in ``ranked_files``; the three best files and the
-      files the task names stay (0, every file the expansion selected stays).
+      files the task names stay (0, every file the expansion selected stays). At 0.4
+      the development sets keep their full recall and gain precision (multilingual
+      12.6 % → 15.8 %), but relation-recovered context (a settings binding, an event
+      handler, an interface's provider) is cut first.
     - Ablations of Table III: ``location_only``, ``no_compression``, ``no_implicit``,
       ``no_metadata_first``, ``no_history``; of Eq. 6: ``no_sem``, ``no_sum``,
       ``no_rule``, ``no_prior``.

@@ -98,9 +98,14 @@ pub struct DiscoverConfig {
     /// For callers that want the files likely to change rather than the context
     /// around them: files reached through relations (a settings binding, an event
     /// handler) seldom match the task's words, so their final scores are low and a
-    /// ratio cuts them first. On the multilingual development set, 0.5 raises the
-    /// precision of the returned set from 12.6% to 17.5% and lowers its full recall
-    /// from 64.6% to 59.4% (`benches/results/dev-2026-12-03.md`, commit b5ae847).
+    /// ratio cuts them first. On the development sets (`benches/results/dev-2026-12-03.md`,
+    /// commit 535aa7d), 0.4 raises the precision of the returned set from 12.6% to
+    /// 15.8% (multilingual) and from 8.3% to 11.2% (SWE-bench Lite) at the same full
+    /// recall; 0.5 reaches 17.5% on the multilingual set but lowers its full recall
+    /// from 64.6% to 59.4%. It is off by default because the context it cuts is what
+    /// the relations are followed for: at 0.4 the fixtures lose the middleware a
+    /// settings binding names, the provider of an interface, the handler of an
+    /// event and the endpoint that calls the function to fix.
     pub min_score_ratio: f32,
 }
 
