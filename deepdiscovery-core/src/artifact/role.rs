@@ -83,7 +83,7 @@ impl Role {
         ) || name.ends_with(".schema.json")
             || name.ends_with(".xsd")
             || name.ends_with(".avsc")
-            || dirs.iter().any(|d| *d == "migrations" || *d == "migration")
+            || is_migration(name, dirs, language)
         {
             return Role::Schema;
         }
@@ -256,6 +256,28 @@ fn is_test_dir(dir: &str) -> bool {
             | "unittest"
             | "unittests"
     )
+}
+
+/// A migration under a `migrations/` directory: `0011_update_permissions.py`,
+/// `20230101_create_users.rb`, `V2__add_index.sql`, `Version20200101.php`, an
+/// Alembic revision under `versions/`, or any file there that is not code. The code
+/// of a migrations framework (`django/db/migrations/autodetector.py`) is not one.
+fn is_migration(name: &str, dirs: &[&str], language: Language) -> bool {
+    let Some(at) = dirs
+        .iter()
+        .position(|d| *d == "migrations" || *d == "migration")
+    else {
+        return false;
+    };
+    let versioned = |prefix: &str| {
+        name.strip_prefix(prefix)
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+    };
+    !language.is_code()
+        || name.starts_with(|c: char| c.is_ascii_digit())
+        || versioned("v")
+        || versioned("version")
+        || dirs[at + 1..].contains(&"versions")
 }
 
 /// Test file names: `test_x.py`, `x_test.py`, `x_test.go`, `XTest.java`, `XTests.cs`,
