@@ -99,8 +99,8 @@ pub struct DiscoverConfig {
     /// around them: files reached through relations (a settings binding, an event
     /// handler) seldom match the task's words, so their final scores are low and a
     /// ratio cuts them first. On the development sets (`benches/results/dev-2026-12-03.md`,
-    /// commit 535aa7d), 0.4 raises the precision of the returned set from 12.6% to
-    /// 15.8% (multilingual) and from 8.3% to 11.2% (SWE-bench Lite) at the same full
+    /// commit 0ec3eec), 0.4 raises the precision of the returned set from 12.6% to
+    /// 15.8% (multilingual) and from 8.5% to 11.4% (SWE-bench Lite) at the same full
     /// recall; 0.5 reaches 17.5% on the multilingual set but lowers its full recall
     /// from 64.6% to 59.4%. It is off by default because the context it cuts is what
     /// the relations are followed for: at 0.4 the fixtures lose the middleware a
