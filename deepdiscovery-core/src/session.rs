@@ -405,11 +405,13 @@ impl Session {
     /// # Errors
     /// An error of the source's listing.
     pub fn graph(&self) -> Result<Arc<RepoGraph>> {
-        let mut state = lock(&self.state);
-        self.refresh(&mut state)?;
-        let all: Vec<String> = state.slots.keys().cloned().collect();
-        self.ensure(&mut state, &all);
-        Ok(self.cached_graph(&mut state, |_| true))
+        crate::error::guarded("graph", || {
+            let mut state = lock(&self.state);
+            self.refresh(&mut state)?;
+            let all: Vec<String> = state.slots.keys().cloned().collect();
+            self.ensure(&mut state, &all);
+            Ok(self.cached_graph(&mut state, |_| true))
+        })
     }
 
     /// The repository graph with the facts of the files of `scope` only: every
@@ -422,9 +424,11 @@ impl Session {
     /// # Errors
     /// An error of the source's listing.
     pub fn graph_of(&self, scope: &[String]) -> Result<Arc<RepoGraph>> {
-        let mut state = lock(&self.state);
-        self.refresh(&mut state)?;
-        Ok(self.scoped_graph(&mut state, scope))
+        crate::error::guarded("graph", || {
+            let mut state = lock(&self.state);
+            self.refresh(&mut state)?;
+            Ok(self.scoped_graph(&mut state, scope))
+        })
     }
 
     /// [`Session::graph_of`] against the listing the query started with.
@@ -518,7 +522,7 @@ impl Session {
         task: &crate::task::Task,
         config: &crate::locate::LocateConfig,
     ) -> Result<crate::locate::Location> {
-        crate::locate::locate(self, task, config)
+        crate::error::guarded("locate", || crate::locate::locate(self, task, config))
     }
 
     /// The whole of Algorithm 1 (paper §III): Location, budgeted implementation-path
@@ -532,7 +536,7 @@ impl Session {
         task: &crate::task::Task,
         config: &crate::infer::DiscoverConfig,
     ) -> Result<crate::infer::ContextPackage> {
-        crate::infer::discover(self, task, config)
+        crate::error::guarded("discover", || crate::infer::discover(self, task, config))
     }
 
     /// The history of the current HEAD, from the cache when HEAD has not moved.
@@ -627,6 +631,13 @@ impl Session {
             .filter_map(Slot::current)
             .filter(|p| p.facts.problems.iter().any(|m| m.starts_with(LOSSY)))
             .count();
+        for slot in state.slots.values() {
+            if slot.current().is_some_and(|p| p.facts.limited.is_some()) {
+                stats
+                    .skipped
+                    .record(SkipReason::WorkLimit, slot.entry.path.clone());
+            }
+        }
         stats.reused = state.slots.values().filter(|s| s.verified).count();
         state.stats = stats;
         Ok(())
@@ -669,6 +680,12 @@ impl Session {
                         }
                         if parsed.facts.problems.iter().any(|m| m.starts_with(LOSSY)) {
                             state.stats.lossy_utf8 += 1;
+                        }
+                        if parsed.facts.limited.is_some() {
+                            state
+                                .stats
+                                .skipped
+                                .record(SkipReason::WorkLimit, slot.entry.path.clone());
                         }
                     }
                     state.slots.insert(slot.entry.path.clone(), slot);

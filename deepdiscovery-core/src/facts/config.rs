@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::Marker;
 
-use super::{Facts, KeyKind, StringKey};
+use super::{Facts, KeyKind, MAX_NESTING, StringKey};
 use crate::artifact::Language;
 
 /// At most this many string keys are kept per config file.
@@ -42,6 +42,9 @@ pub fn extract(language: Language, path: &str, text: &str) -> Facts {
     };
     let mut facts = Facts {
         string_keys: sink.keys,
+        limited: sink.limited.then(|| {
+            format!("nested deeper than {MAX_NESTING} levels: the deeper part is left out")
+        }),
         ..Facts::default()
     };
     if let Err(message) = result {
@@ -57,6 +60,8 @@ pub fn extract(language: Language, path: &str, text: &str) -> Facts {
 #[derive(Default)]
 struct KeySink {
     keys: Vec<StringKey>,
+    /// Set when something nested deeper than [`MAX_NESTING`] was left out.
+    limited: bool,
     seen: HashSet<(String, KeyKind, String)>,
 }
 
@@ -283,6 +288,8 @@ struct YamlWalker<'a> {
     frames: Vec<(bool, bool, String)>,
     /// The key whose value comes next, within the innermost mapping.
     pending_key: Option<String>,
+    /// Mappings and sequences open below [`MAX_NESTING`] levels: not walked.
+    too_deep: usize,
 }
 
 impl YamlWalker<'_> {
@@ -309,6 +316,26 @@ impl MarkedEventReceiver for YamlWalker<'_> {
     fn on_event(&mut self, event: Event, mark: Marker) {
         // yaml-rust2's marks count lines from 1.
         let line = mark.line() as u32;
+        if self.too_deep > 0 || self.frames.len() >= MAX_NESTING {
+            match event {
+                Event::MappingStart(..) | Event::SequenceStart(..) => {
+                    self.too_deep += 1;
+                    if let Some(sink) = self.sink.as_deref_mut() {
+                        sink.limited = true;
+                    }
+                    return;
+                }
+                Event::MappingEnd | Event::SequenceEnd if self.too_deep > 0 => {
+                    self.too_deep -= 1;
+                    if self.too_deep == 0 {
+                        self.value_done();
+                    }
+                    return;
+                }
+                _ if self.too_deep > 0 => return,
+                _ => {}
+            }
+        }
         match event {
             Event::MappingStart(..) | Event::SequenceStart(..) => {
                 let is_mapping = matches!(event, Event::MappingStart(..));
@@ -373,34 +400,73 @@ fn read_json(text: &str, sink: &mut KeySink) -> Result<(), String> {
         Ok(value) => value,
         Err(e) => serde_json::from_str(&strip_jsonc(text)).map_err(|_| e.to_string())?,
     };
-    walk_json(&value, "", sink);
+    if !walk_json(&value, sink) {
+        sink.limited = true;
+    }
     Ok(())
 }
 
-fn walk_json(value: &serde_json::Value, path: &str, sink: &mut KeySink) {
-    match value {
-        serde_json::Value::Object(map) => {
-            for (k, v) in map {
-                walk_json(v, &join_key(path, k), sink);
+/// One step of a walk over a parsed tree, kept on an explicit stack (a crafted file
+/// nests as deep as it likes; the walk never recurses).
+enum Step<'v, V> {
+    /// Walk this value under this key path, at this depth.
+    Visit(&'v V, String, usize),
+    /// A string item of a list: classified under the list's key path.
+    Item(&'v str, String),
+    /// The list's own key path, after its items.
+    Leaf(String),
+}
+
+/// Walks a JSON value into key paths, depth-first in document order. Returns false
+/// when something was nested deeper than [`MAX_NESTING`] and left out.
+fn walk_json(value: &serde_json::Value, sink: &mut KeySink) -> bool {
+    use serde_json::Value;
+    let mut complete = true;
+    let mut stack = vec![Step::Visit(value, String::new(), 0)];
+    while let Some(step) = stack.pop() {
+        let (value, path, depth) = match step {
+            Step::Visit(value, path, depth) => (value, path, depth),
+            Step::Item(s, path) => {
+                classify_item(s, &path, sink);
+                continue;
             }
+            Step::Leaf(path) => {
+                sink.leaf(&path, None, 0);
+                continue;
+            }
+        };
+        if depth > MAX_NESTING {
+            complete = false;
+            continue;
         }
-        serde_json::Value::Array(items) => {
-            for item in items {
-                match item {
-                    serde_json::Value::String(s) => {
-                        for (kind, text) in classify_value(s) {
-                            sink.push(text, kind, path, 0);
-                        }
-                    }
-                    other => walk_json(other, path, sink),
+        match value {
+            Value::Object(map) => {
+                for (k, v) in map.iter().rev() {
+                    stack.push(Step::Visit(v, join_key(&path, k), depth + 1));
                 }
             }
-            if !path.is_empty() {
-                sink.leaf(path, None, 0);
+            Value::Array(items) => {
+                if !path.is_empty() {
+                    stack.push(Step::Leaf(path.clone()));
+                }
+                for item in items.iter().rev() {
+                    stack.push(match item {
+                        Value::String(s) => Step::Item(s, path.clone()),
+                        other => Step::Visit(other, path.clone(), depth + 1),
+                    });
+                }
             }
+            Value::String(s) => sink.leaf(&path, Some(s), 0),
+            _ => sink.leaf(&path, None, 0),
         }
-        serde_json::Value::String(s) => sink.leaf(path, Some(s), 0),
-        _ => sink.leaf(path, None, 0),
+    }
+    complete
+}
+
+/// A string item of a list, classified under the list's key path.
+fn classify_item(item: &str, path: &str, sink: &mut KeySink) {
+    for (kind, text) in classify_value(item) {
+        sink.push(text, kind, path, 0);
     }
 }
 
@@ -470,33 +536,54 @@ fn read_toml(text: &str, sink: &mut KeySink) -> Result<(), String> {
     let table: toml::Table = text
         .parse()
         .map_err(|e: toml::de::Error| e.message().to_string())?;
-    walk_toml(&toml::Value::Table(table), "", sink);
+    if !walk_toml(&toml::Value::Table(table), sink) {
+        sink.limited = true;
+    }
     Ok(())
 }
 
-fn walk_toml(value: &toml::Value, path: &str, sink: &mut KeySink) {
-    match value {
-        toml::Value::Table(table) => {
-            for (k, v) in table {
-                walk_toml(v, &join_key(path, k), sink);
+/// Walks a TOML value like [`walk_json`]. Returns false when something was nested
+/// deeper than [`MAX_NESTING`] and left out.
+fn walk_toml(value: &toml::Value, sink: &mut KeySink) -> bool {
+    use toml::Value;
+    let mut complete = true;
+    let mut stack = vec![Step::Visit(value, String::new(), 0)];
+    while let Some(step) = stack.pop() {
+        let (value, path, depth) = match step {
+            Step::Visit(value, path, depth) => (value, path, depth),
+            Step::Item(s, path) => {
+                classify_item(s, &path, sink);
+                continue;
             }
+            Step::Leaf(path) => {
+                sink.leaf(&path, None, 0);
+                continue;
+            }
+        };
+        if depth > MAX_NESTING {
+            complete = false;
+            continue;
         }
-        toml::Value::Array(items) => {
-            for item in items {
-                match item {
-                    toml::Value::String(s) => {
-                        for (kind, text) in classify_value(s) {
-                            sink.push(text, kind, path, 0);
-                        }
-                    }
-                    other => walk_toml(other, path, sink),
+        match value {
+            Value::Table(table) => {
+                for (k, v) in table.iter().rev() {
+                    stack.push(Step::Visit(v, join_key(&path, k), depth + 1));
                 }
             }
-            sink.leaf(path, None, 0);
+            Value::Array(items) => {
+                stack.push(Step::Leaf(path.clone()));
+                for item in items.iter().rev() {
+                    stack.push(match item {
+                        Value::String(s) => Step::Item(s, path.clone()),
+                        other => Step::Visit(other, path.clone(), depth + 1),
+                    });
+                }
+            }
+            Value::String(s) => sink.leaf(&path, Some(s), 0),
+            _ => sink.leaf(&path, None, 0),
         }
-        toml::Value::String(s) => sink.leaf(path, Some(s), 0),
-        _ => sink.leaf(path, None, 0),
     }
+    complete
 }
 
 // ---------------------------------------------------------------- XML
@@ -506,29 +593,132 @@ fn read_xml(text: &str, sink: &mut KeySink) -> Result<(), String> {
         allow_dtd: true,
         ..roxmltree::ParsingOptions::default()
     };
+    // roxmltree's tokenizer recurses once per element level: a document nested deeper
+    // than we walk is refused before it reaches the tokenizer.
+    xml_nesting_within(text, MAX_NESTING)?;
     let doc = roxmltree::Document::parse_with_options(text, options).map_err(|e| e.to_string())?;
-    walk_xml(&doc, doc.root_element(), "", sink);
+    if !walk_xml(&doc, doc.root_element(), sink) {
+        sink.limited = true;
+    }
     Ok(())
 }
 
-fn walk_xml(doc: &roxmltree::Document, node: roxmltree::Node, prefix: &str, sink: &mut KeySink) {
-    let path = join_key(prefix, node.tag_name().name());
-    let line = doc.text_pos_at(node.range().start).row;
-    for attr in node.attributes() {
-        let key = format!("{path}.@{}", attr.name());
-        for (kind, text) in classify_value(attr.value()) {
-            sink.push(text, kind, &key, line);
+/// Walks the elements below `root` into key paths (`beans.bean.@class`), in document
+/// order, on an explicit stack. Returns false when elements nested deeper than
+/// [`MAX_NESTING`] were left out.
+fn walk_xml(doc: &roxmltree::Document, root: roxmltree::Node, sink: &mut KeySink) -> bool {
+    let mut complete = true;
+    let mut stack = vec![(root, String::new(), 0usize)];
+    while let Some((node, prefix, depth)) = stack.pop() {
+        if depth > MAX_NESTING {
+            complete = false;
+            continue;
+        }
+        let path = join_key(&prefix, node.tag_name().name());
+        let line = doc.text_pos_at(node.range().start).row;
+        for attr in node.attributes() {
+            let key = format!("{path}.@{}", attr.name());
+            for (kind, text) in classify_value(attr.value()) {
+                sink.push(text, kind, &key, line);
+            }
+        }
+        let children: Vec<_> = node.children().filter(|c| c.is_element()).collect();
+        if children.is_empty() {
+            let text = node.text().map(str::trim).filter(|t| !t.is_empty());
+            sink.leaf(&path, text, line);
+        }
+        for child in children.into_iter().rev() {
+            stack.push((child, path.clone(), depth + 1));
         }
     }
-    let mut has_child = false;
-    for child in node.children().filter(|c| c.is_element()) {
-        has_child = true;
-        walk_xml(doc, child, &path, sink);
+    complete
+}
+
+/// Checks, with one pass over the bytes, that elements nest at most `limit` deep and
+/// that no entity declared in the DOCTYPE holds markup (its expansion would nest
+/// elements the check does not see). Comments, CDATA, processing instructions and
+/// quoted attribute values are skipped; a malformed document is left to the parser.
+fn xml_nesting_within(text: &str, limit: usize) -> Result<(), String> {
+    let bytes = text.as_bytes();
+    let find = |from: usize, needle: &[u8]| {
+        memchr::memmem::find(&bytes[from.min(bytes.len())..], needle).map(|i| from + i)
+    };
+    let mut depth = 0usize;
+    let mut i = 0usize;
+    while let Some(open) = memchr::memchr(b'<', &bytes[i..]).map(|k| i + k) {
+        let rest = &bytes[open..];
+        let skip_to = |needle: &[u8]| find(open, needle).map_or(bytes.len(), |e| e + needle.len());
+        if rest.starts_with(b"<!--") {
+            i = skip_to(b"-->");
+        } else if rest.starts_with(b"<![CDATA[") {
+            i = skip_to(b"]]>");
+        } else if rest.starts_with(b"<?") {
+            i = skip_to(b"?>");
+        } else if rest.starts_with(b"<!") {
+            // A DOCTYPE, with its internal subset in brackets.
+            let (end, markup_entity) = doctype_end(bytes, open);
+            if markup_entity {
+                return Err("an entity of the DOCTYPE holds markup: not expanded".into());
+            }
+            i = end;
+        } else if rest.starts_with(b"</") {
+            depth = depth.saturating_sub(1);
+            i = skip_to(b">");
+        } else {
+            let (end, self_closing) = tag_end(bytes, open + 1);
+            if !self_closing {
+                depth += 1;
+                if depth > limit {
+                    return Err(format!("elements nest deeper than {limit} levels"));
+                }
+            }
+            i = end;
+        }
     }
-    if !has_child {
-        let text = node.text().map(str::trim).filter(|t| !t.is_empty());
-        sink.leaf(&path, text, line);
+    Ok(())
+}
+
+/// The end of the start tag opened before `from` (past its `>`), skipping quoted
+/// attribute values, and whether it closes itself (`<a/>`).
+fn tag_end(bytes: &[u8], from: usize) -> (usize, bool) {
+    let mut quote = None;
+    for (k, &b) in bytes.iter().enumerate().skip(from) {
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'"' | b'\'') => quote = Some(b),
+            (None, b'>') => return (k + 1, k > 0 && bytes[k - 1] == b'/'),
+            _ => {}
+        }
     }
+    (bytes.len(), false)
+}
+
+/// The end of a `<!…>` declaration starting at `open` (its internal subset in
+/// brackets included), and whether an `<!ENTITY` in it has a value holding `<`.
+fn doctype_end(bytes: &[u8], open: usize) -> (usize, bool) {
+    let mut brackets = 0usize;
+    let mut quote = None;
+    let mut in_entity = false;
+    let mut markup_entity = false;
+    let mut k = open + 2;
+    while k < bytes.len() {
+        let b = bytes[k];
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), b'<') if in_entity => markup_entity = true,
+            (Some(_), _) => {}
+            (None, b'"' | b'\'') => quote = Some(b),
+            (None, b'[') => brackets += 1,
+            (None, b']') => brackets = brackets.saturating_sub(1),
+            (None, b'<') => in_entity = bytes[k..].starts_with(b"<!ENTITY"),
+            (None, b'>') if brackets == 0 => return (k + 1, markup_entity),
+            (None, b'>') => in_entity = false,
+            _ => {}
+        }
+        k += 1;
+    }
+    (bytes.len(), markup_entity)
 }
 
 // ---------------------------------------------------------------- properties

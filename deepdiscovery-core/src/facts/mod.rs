@@ -291,7 +291,17 @@ pub struct Facts {
     /// Parse problems that were recovered from (tree-sitter error nodes, a config file
     /// that did not parse), for the package's accounting.
     pub problems: Vec<String>,
+    /// Set when a work limit cut the extraction short (nesting deeper than
+    /// [`MAX_NESTING`], a parse or query that ran out of steps): what was read before
+    /// the limit is kept, the rest of the file is known by its metadata only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited: Option<String>,
 }
+
+/// Structures nested deeper than this (a JSON array in an array…, an XML element in an
+/// element…) are not walked below it: no real configuration nests so deep, and a
+/// crafted one must not cost more than its size.
+pub const MAX_NESTING: usize = 128;
 
 /// Extracts facts from `text` written in `language`. Never fails: what cannot be
 /// parsed is recorded in [`Facts::problems`].

@@ -279,11 +279,11 @@ fn type_name(node: Node<'_>, bytes: &[u8]) -> Option<String> {
 }
 
 /// `type_annotation`/Python `type` wrappers → the type inside.
-fn unwrap_type(node: Node<'_>) -> Node<'_> {
-    if matches!(node.kind(), "type_annotation" | "type" | "nullable_type")
+fn unwrap_type(mut node: Node<'_>) -> Node<'_> {
+    while matches!(node.kind(), "type_annotation" | "type" | "nullable_type")
         && let Some(inner) = node.named_child(0)
     {
-        return unwrap_type(inner);
+        node = inner;
     }
     node
 }

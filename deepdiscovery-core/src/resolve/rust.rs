@@ -195,6 +195,15 @@ fn walk(index: &RepoIndex, dir: &str, segments: &[&str], owner: Option<String>) 
 /// Expands a `use` list item as written (`c::D`, `e as f`, `g::{h, i}`, `self`) into
 /// leaf paths relative to the list's prefix (`c::D`, `e`, `g::h`, `g::i`, ``).
 fn expand(item: &str) -> Vec<String> {
+    expand_nested(item, 0)
+}
+
+/// Nested `use` lists deeper than this give their prefix only (real code nests two or
+/// three levels; a crafted file must not recurse as deep as it likes).
+const MAX_USE_NESTING: usize = 16;
+
+/// [`expand`] at a nesting level.
+fn expand_nested(item: &str, level: usize) -> Vec<String> {
     let item: String = item.split_whitespace().collect::<Vec<_>>().join(" ");
     let item = item.trim();
     let Some(open) = item.find('{') else {
@@ -204,10 +213,13 @@ fn expand(item: &str) -> Vec<String> {
         return vec![path.trim_end_matches("::").to_string()];
     };
     let prefix = item[..open].trim().trim_end_matches("::");
+    if level >= MAX_USE_NESTING {
+        return vec![prefix.to_string()];
+    }
     let inner = item[open + 1..].trim_end().trim_end_matches('}');
     let mut out = Vec::new();
     for part in split_top_level(inner) {
-        for leaf in expand(part) {
+        for leaf in expand_nested(part, level + 1) {
             out.push(match (prefix.is_empty(), leaf.is_empty()) {
                 (true, _) => leaf,
                 (false, true) => prefix.to_string(),

@@ -8,14 +8,31 @@ use ignore::{WalkBuilder, WalkState};
 
 use super::history::{History, HistoryOptions, git_head, read_git_history};
 use super::{
-    DEFAULT_MAX_FILE_SIZE, Entry, Listing, RepoSource, SkipReason, SkipStats, Stamp,
-    has_binary_extension, validate_relative,
+    DEFAULT_MAX_FILE_SIZE, Entry, Listing, MAX_IGNORE_FILE_SIZE, RepoSource, SkipReason, SkipStats,
+    Stamp, has_binary_extension, validate_relative,
 };
 use crate::session::lock;
 use crate::{Error, Result};
 
 /// Version-control metadata directories that are never part of the repository's content.
 const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".bzr", ".jj"];
+
+/// The ignore files the walk reads in every directory.
+const IGNORE_FILES: &[&str] = &[".gitignore", ".ignore"];
+
+/// The ignore files of `dir` (and, at the root, `.git/info/exclude`) that are over
+/// [`MAX_IGNORE_FILE_SIZE`].
+fn oversized_ignore_files(dir: &Path, root: bool) -> Vec<PathBuf> {
+    let exclude = root.then(|| dir.join(".git/info/exclude"));
+    IGNORE_FILES
+        .iter()
+        .map(|name| dir.join(name))
+        .chain(exclude)
+        .filter(|path| {
+            std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() > MAX_IGNORE_FILE_SIZE)
+        })
+        .collect()
+}
 
 /// A repository checked out on disk.
 ///
@@ -191,15 +208,24 @@ impl RepoSource for FsSource {
     }
 
     fn list(&self) -> Result<Listing> {
-        let skipped = Arc::new(Mutex::new(SkipStats::default()));
+        let mut root_skips = SkipStats::default();
+        let mut honor = self.honor_ignore_files;
+        if honor {
+            for path in oversized_ignore_files(&self.canonical_root, true) {
+                honor = false;
+                let shown = self.relative(&path).unwrap_or_default();
+                root_skips.record(SkipReason::IgnoreFileTooLarge, shown);
+            }
+        }
+        let skipped = Arc::new(Mutex::new(root_skips));
         let filter_skips = Arc::clone(&skipped);
         let canonical_root = self.canonical_root.clone();
         let walker = WalkBuilder::new(&self.canonical_root)
             .hidden(false)
             .parents(false)
-            .ignore(self.honor_ignore_files)
-            .git_ignore(self.honor_ignore_files)
-            .git_exclude(self.honor_ignore_files)
+            .ignore(honor)
+            .git_ignore(honor)
+            .git_exclude(honor)
             .git_global(false)
             .require_git(false)
             .follow_links(true)
@@ -208,6 +234,25 @@ impl RepoSource for FsSource {
                 if entry.depth() > 0 && entry.file_type().is_some_and(|t| t.is_dir()) {
                     let name = entry.file_name().to_str().unwrap_or("");
                     if VCS_DIRS.contains(&name) {
+                        return false;
+                    }
+                    // The walker would compile the directory's ignore files on entering
+                    // it: one too large to compile leaves the directory out.
+                    let oversized = if honor {
+                        oversized_ignore_files(entry.path(), false)
+                    } else {
+                        Vec::new()
+                    };
+                    if !oversized.is_empty() {
+                        if let Ok(mut stats) = filter_skips.lock() {
+                            for path in oversized {
+                                let shown = path.strip_prefix(&canonical_root).unwrap_or(&path);
+                                stats.record(
+                                    SkipReason::IgnoreFileTooLarge,
+                                    shown.to_string_lossy().replace('\\', "/"),
+                                );
+                            }
+                        }
                         return false;
                     }
                 }

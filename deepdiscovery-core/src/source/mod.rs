@@ -17,6 +17,10 @@ use std::collections::BTreeMap;
 
 use crate::Result;
 
+/// Ignore files larger than this are not compiled (each line is a glob: a crafted
+/// 20 MB `.gitignore` costs the `ignore` crate most of a minute and gigabytes).
+pub const MAX_IGNORE_FILE_SIZE: u64 = 256 * 1024;
+
 /// Default cap on the size of one artifact: bigger files are skipped and counted.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 1024 * 1024;
 
@@ -57,6 +61,15 @@ pub enum SkipReason {
     Unreadable,
     /// A path that is not valid UTF-8.
     NonUtf8Path,
+    /// Not left out but cut short: a work limit (nesting depth, parser or query
+    /// steps) stopped the reading of its facts; the file is kept with what was read
+    /// before the limit and its metadata.
+    WorkLimit,
+    /// An ignore file (`.gitignore`, `.ignore`, `.git/info/exclude`) over
+    /// [`MAX_IGNORE_FILE_SIZE`], too large to honor within bounded work: at the root
+    /// the walk goes on without ignore files; below it the directory it governs is left
+    /// out.
+    IgnoreFileTooLarge,
 }
 
 /// Counts of skipped files by reason, with a few example paths of each.

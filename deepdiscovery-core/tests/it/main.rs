@@ -8,6 +8,7 @@ mod discover_implicit;
 mod freshness;
 mod grammars;
 mod history;
+mod hostile;
 mod implicit_rules;
 mod lang_c_family;
 mod lang_csharp;
