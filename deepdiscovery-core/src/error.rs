@@ -52,6 +52,11 @@ pub enum Error {
         /// What went wrong, in the plug-in's words where it gave any.
         message: String,
     },
+    /// A bug: a stage panicked. The query is abandoned and the session stays usable
+    /// (its caches are only ever replaced whole); the host process is never taken
+    /// down. Please report it with the message.
+    #[error("internal error (a bug in deepdiscovery, please report it): {0}")]
+    Internal(String),
     /// A tree-sitter grammar or query failed to load (a build problem, not a user error).
     #[error("grammar for {language} failed to load: {message}")]
     Grammar {
@@ -64,6 +69,32 @@ pub enum Error {
 
 /// `Result` with the core [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Runs one public entry point of the core: a panic anywhere inside it (a stage, a
+/// rayon worker it waits for) becomes [`Error::Internal`] instead of unwinding into
+/// the caller, which may be a Python interpreter or a C program.
+///
+/// In debug builds, the environment variable `DEEPDISCOVERY_FAULT` set to `entry`'s
+/// name (`discover`, `locate`, `graph`) makes the entry point panic, so that the
+/// bindings' tests can force a panic through each boundary. Release builds have no
+/// such switch.
+pub(crate) fn guarded<T>(entry: &str, body: impl FnOnce() -> Result<T>) -> Result<T> {
+    let run = || {
+        #[cfg(debug_assertions)]
+        if std::env::var("DEEPDISCOVERY_FAULT").is_ok_and(|v| v == entry) {
+            panic!("fault injected into {entry} (DEEPDISCOVERY_FAULT)");
+        }
+        body()
+    };
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".to_string());
+        Err(Error::Internal(format!("{entry}: {what}")))
+    })
+}
 
 impl Error {
     /// Wraps an I/O error with the path it happened on.

@@ -60,6 +60,7 @@ impl DdStatus {
             Error::InvalidRule { .. } => DdStatus::InvalidRule,
             Error::Grammar { .. } => DdStatus::Grammar,
             Error::Plugin { .. } => DdStatus::Plugin,
+            Error::Internal(_) => DdStatus::Internal,
             _ => DdStatus::Unknown,
         }
     }

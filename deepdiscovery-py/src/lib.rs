@@ -28,6 +28,7 @@ fn to_py(py: Python<'_>, err: Error) -> PyErr {
         Error::EmptyTask => "TaskError",
         Error::InvalidConfig(_) | Error::InvalidRule { .. } => "ConfigError",
         Error::Plugin { .. } => "PluginError",
+        Error::Internal(_) => "InternalError",
         _ => "DeepDiscoveryError",
     };
     raise(py, class, err.to_string())

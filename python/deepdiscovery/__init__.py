@@ -28,6 +28,7 @@ from deepdiscovery.config import Config, Hints, Weights
 from deepdiscovery.errors import (
     ConfigError,
     DeepDiscoveryError,
+    InternalError,
     PluginError,
     RepositoryError,
     RepositoryNotADirectoryError,
@@ -49,6 +50,7 @@ __all__ = [
     "DeepDiscoveryError",
     "FileView",
     "Hints",
+    "InternalError",
     "PluginError",
     "RepositoryError",
     "RepositoryNotADirectoryError",

@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "ConfigError",
     "DeepDiscoveryError",
+    "InternalError",
     "PluginError",
     "RepositoryError",
     "RepositoryNotADirectoryError",
@@ -40,6 +41,12 @@ class TaskError(DeepDiscoveryError, ValueError):
 
 class ConfigError(DeepDiscoveryError, ValueError):
     """An option is unknown, of the wrong type or out of range (the message names it)."""
+
+
+class InternalError(DeepDiscoveryError, RuntimeError):
+    """A bug in deepdiscovery: a stage failed where it never should (a panic in the Rust
+    core, caught at the boundary). The session stays usable; please report the message.
+    """
 
 
 class PluginError(DeepDiscoveryError):

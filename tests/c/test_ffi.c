@@ -1,10 +1,12 @@
 /*
  * Tests of the C ABI from C: the main flow on a fixture repository, every error
- * path, plug-in callbacks that fail, and one session shared by several threads.
+ * path, plug-in callbacks that fail, one session shared by several threads, and a
+ * panic inside the core.
  * Run under AddressSanitizer + LeakSanitizer by `make test-c`.
  *
  *   test_ffi FIXTURES_DIR
  */
+#define _POSIX_C_SOURCE 200112L /* setenv */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -406,6 +408,35 @@ static void test_threads(const char *repo) {
   dd_session_free(session);
 }
 
+/* A panic inside the core (forced by the debug builds' DEEPDISCOVERY_FAULT switch)
+ * comes back as DD_STATUS_INTERNAL with a message, and the session stays usable. */
+static void test_panic(const char *repo) {
+  dd_session *session = NULL;
+  char *error = NULL;
+  char *out = NULL;
+
+  printf("a panic inside the core\n");
+  CHECK(dd_session_open(repo, NULL, &session, NULL) == DD_STATUS_OK);
+  CHECK(setenv("DEEPDISCOVERY_FAULT", "discover", 1) == 0);
+  dd_status status = dd_discover(session, TASK, NULL, &out, &error);
+  CHECK(unsetenv("DEEPDISCOVERY_FAULT") == 0);
+#ifdef NDEBUG_RUST
+  CHECK(status == DD_STATUS_OK);
+#else
+  CHECK(status == DD_STATUS_INTERNAL && out == NULL);
+  CHECK(error != NULL && strstr(error, "internal error") != NULL);
+#endif
+  dd_string_free(out);
+  dd_string_free(error);
+  out = NULL;
+  error = NULL;
+  CHECK(dd_discover(session, TASK, NULL, &out, &error) == DD_STATUS_OK && out != NULL);
+  printf("  ok: DD_STATUS_INTERNAL, then the same session answers\n");
+  dd_string_free(out);
+  dd_string_free(error);
+  dd_session_free(session);
+}
+
 int main(int argc, char **argv) {
   char repo[4096];
   char a_file[4096];
@@ -422,6 +453,7 @@ int main(int argc, char **argv) {
   test_errors(repo, a_file);
   test_plugins(repo);
   test_threads(repo);
+  test_panic(repo);
 
   printf("%d checks, %d failed\n", checks, failures);
   return failures == 0 ? 0 : 1;

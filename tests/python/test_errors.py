@@ -22,6 +22,7 @@ def test_every_error_is_a_deepdiscovery_error_and_a_familiar_builtin():
         errors.TaskError,
         errors.ConfigError,
         errors.PluginError,
+        errors.InternalError,
     ):
         assert issubclass(cls, deepdiscovery.DeepDiscoveryError)
 
@@ -64,3 +65,20 @@ def test_bad_rules_are_config_errors(tmp_path):
         deepdiscovery.Session(FIXTURES / "locate_app", rules="[[rule]]\nname = 3\n")
     with pytest.raises(deepdiscovery.ConfigError, match="cannot read the rules file"):
         deepdiscovery.Session(FIXTURES / "locate_app", rules=tmp_path / "missing.toml")
+
+
+def test_a_panic_in_the_core_is_an_internal_error_and_the_session_survives(monkeypatch):
+    # Debug builds (what `maturin develop` makes) panic on purpose when
+    # DEEPDISCOVERY_FAULT names the entry point; a release wheel has no such switch.
+    session = deepdiscovery.Session(FIXTURES / "locate_app")
+    monkeypatch.setenv("DEEPDISCOVERY_FAULT", "discover")
+    try:
+        session.discover(TASK)
+    except errors.InternalError as e:
+        assert isinstance(e, RuntimeError) and "internal error" in str(e)
+        assert "DEEPDISCOVERY_FAULT" in str(e)
+    else:
+        assert deepdiscovery._native.__file__.endswith(".so")
+        pytest.skip("a release build: no fault switch to force a panic with")
+    monkeypatch.delenv("DEEPDISCOVERY_FAULT")
+    assert session.discover(TASK).files, "the session answers after the panic"
