@@ -5,7 +5,7 @@ PYTHON ?= python3
 VPY := $(VENV)/bin/python
 DEMO_REPO ?= tests/fixtures/mixed_app
 
-.PHONY: demo test test-rust test-python test-c test-cross lint venv bench
+.PHONY: demo test test-rust test-python test-c test-cross lint venv bench fuzz
 
 DEMO_TASK ?= Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`
 
@@ -43,8 +43,26 @@ test-c:
 
 # C, Python and Rust return the same files for the same task (after test-python and
 # test-c have built the Python module and the C example).
+# Then a hostile repository, generated at test time (links out and in loops, special
+# files, deep nesting in every format, huge ignore files, a corrupt .git), against the
+# CLI, the Python API, the C ABI and the MCP server, within time and memory bounds.
 test-cross: $(VPY)
 	$(VPY) tests/cross/same_files.py target/c/example_shared tests/fixtures/locate_app '$(DEMO_TASK)'
+	$(VPY) tests/cross/hostile.py target/c/example_shared
+
+# Fuzzing (cargo-fuzz on nightly; not part of `make test`): every target of fuzz/ for
+# FUZZ_SECONDS each, seeded from the fixtures (fuzz/seed.sh). Crashes land in
+# fuzz/artifacts/TARGET/; each one becomes a regression test of the normal suite.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= config code_facts task rule_specs options_json
+fuzz:
+	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+	sh fuzz/seed.sh
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
+		cargo +nightly fuzz run $$t target/corpus/$$t -- \
+			-max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -max_len=1048576 -timeout=30 \
+			|| exit 1; \
+	done
 
 # Speed and scale (issue 9): the scale curve on the generated repository (2.5k to
 # 50k files, one process per size), cold and warm queries (criterion), and, with
