@@ -1,0 +1,17 @@
+//! Facts extraction of every code language (tree-sitter parse, tags query, call and
+//! decoration sites): the first byte picks the language, the rest is the file.
+//! Never panics, stays within its work budgets, and is deterministic.
+#![no_main]
+
+use deepdiscovery_core::facts::{self, CODE_LANGUAGES};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
+    let language = CODE_LANGUAGES[pick as usize % CODE_LANGUAGES.len()];
+    let text = String::from_utf8_lossy(rest);
+    let first = facts::extract(language, "fuzzed", &text);
+    assert_eq!(first, facts::extract(language, "fuzzed", &text));
+});

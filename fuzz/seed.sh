@@ -1,0 +1,47 @@
+#!/bin/sh
+# Seed corpora for the fuzz targets, from the fixture repositories (written by us):
+# config files prefixed by their format's byte, code files by their language's byte,
+# task texts from the Python tests' tasks, the built-in rules, option examples.
+set -eu
+cd "$(dirname "$0")"
+fixtures=../tests/fixtures
+corpus=target/corpus
+mkdir -p "$corpus/config" "$corpus/code_facts" "$corpus/task" "$corpus/rule_specs" "$corpus/options_json"
+n=0
+seed() { # seed TARGET BYTE FILE
+    n=$((n + 1))
+    { printf "\\$(printf '%03o' "$2")"; cat "$3"; } > "$corpus/$1/seed-$n"
+}
+# The byte order follows FORMATS in fuzz_targets/config.rs and CODE_LANGUAGES.
+find "$fixtures" -type f | sort | while read -r f; do
+    case "$f" in
+        *.yaml|*.yml) seed config 0 "$f" ;;
+        *.json) seed config 1 "$f" ;;
+        *.toml) seed config 2 "$f" ;;
+        *.xml) seed config 3 "$f" ;;
+        *.properties) seed config 4 "$f" ;;
+        *.cfg|*.ini) seed config 5 "$f" ;;
+        *.env|*/.env*) seed config 6 "$f" ;;
+        *.py) seed code_facts 0 "$f" ;;
+        *.java) seed code_facts 1 "$f" ;;
+        *.kt) seed code_facts 2 "$f" ;;
+        *.js) seed code_facts 3 "$f" ;;
+        *.ts) seed code_facts 4 "$f" ;;
+        *.tsx) seed code_facts 5 "$f" ;;
+        *.go) seed code_facts 6 "$f" ;;
+        *.rs) seed code_facts 7 "$f" ;;
+        *.c|*.h) seed code_facts 8 "$f" ;;
+        *.cpp|*.hpp|*.cc) seed code_facts 9 "$f" ;;
+        *.cs) seed code_facts 10 "$f" ;;
+        *.rb) seed code_facts 11 "$f" ;;
+        *.php) seed code_facts 12 "$f" ;;
+        *.md) cp "$f" "$corpus/task/$(echo "$f" | tr '/' '_')" ;;
+    esac
+done
+grep -ho '"[^"]*Error[^"]*"' ../tests/python/*.py | head -50 | while read -r t; do
+    n=$((n + 1)); printf '%s' "$t" > "$corpus/task/t-$n"
+done
+cp ../deepdiscovery-core/src/rules/builtin.toml "$corpus/rule_specs/builtin.toml"
+printf '{"budget_tokens": 4000, "anchors": 3, "ablation": {"no_implicit": true}}' > "$corpus/options_json/a"
+printf '{"builtin_rules": false, "history": false, "rules": "[[rule]]"}' > "$corpus/options_json/b"
+printf '{"paths": ["a.py"], "symbols": ["f"], "failing_tests": ["t"]}' > "$corpus/options_json/c"
