@@ -481,8 +481,10 @@ pub fn strip_jsonc(text: &str) -> String {
         let c = bytes[i];
         if in_string {
             if c == b'\\' && i + 1 < bytes.len() {
-                out.push_str(&text[i..i + 2]);
-                i += 2;
+                // The escaped character may take several bytes (`"\é"`).
+                let escaped = text[i + 1..].chars().next().map_or(1, char::len_utf8);
+                out.push_str(&text[i..i + 1 + escaped]);
+                i += 1 + escaped;
                 continue;
             }
             if c == b'"' {

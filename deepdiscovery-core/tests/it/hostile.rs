@@ -383,3 +383,30 @@ fn a_hostile_repository_gets_an_answer_and_nothing_from_outside_the_root() {
     let graph = session.graph().expect("the whole graph builds");
     assert!(graph.node("billing/invoice.py").is_some());
 }
+
+/// Found by `make fuzz` (target config): an escape before a multi-byte character
+/// in JSON with comments sliced inside the character.
+#[test]
+fn fuzz_config_jsonc_escape_before_a_multibyte_character() {
+    // Invalid JSON either way (`\é` is no escape): a recorded problem, not a panic.
+    let text = "{\n  // comment\n  \"jsx\": \"\\é\", \"a\": 1,\n}";
+    let facts = facts::extract(Language::Json, "tsconfig.json", text);
+    assert!(!facts.problems.is_empty(), "{:?}", facts.string_keys);
+    // Valid JSON with comments and non-ASCII text around escapes still reads whole.
+    let text = "{\n  // comment\n  \"jsx\": \"é\\\\é\\\"\", \"a\": 1,\n}";
+    let facts = facts::extract(Language::Json, "tsconfig.json", text);
+    assert!(
+        facts
+            .string_keys
+            .iter()
+            .any(|k| k.kind == KeyKind::ConfigKey && k.text == "a"),
+        "{:?} {:?}",
+        facts.problems,
+        facts.string_keys
+    );
+    let crash: &[u8] = &[
+        0x7b, 0x0a, 0x2f, 0x2f, 0x20, 0x63, 0x0a, 0x22, 0x6a, 0x22, 0x3a, 0x22, 0x5c, 0xff, 0x22,
+        0x7d,
+    ];
+    let _ = facts::extract(Language::Json, "x.json", &String::from_utf8_lossy(crash));
+}
