@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::card::{MetadataCard, promoted_spans};
-use super::expand::{self, ExpandInput, Expansion, Selected, Via};
+use super::expand::{self, ExpandInput, Expansion, Link, Selected, Via};
 use super::package::{
     AnchorEntry, BudgetReport, ContextPackage, FileView, HistoryEntry, Hop, PackageFile,
     PackageRelation, RankedFile, SCHEMA_VERSION, Skipped, StageCost, file_tokens,
@@ -127,18 +127,19 @@ pub(super) fn run(
     let card_tokens = |path: &str| cards.tokens(path);
     let prior = |role: Role| task_type::blended_prior(location.task_type, role);
     let budget = config.budget;
+    let input_anchors: Vec<(String, f32)> = location
+        .anchors
+        .iter()
+        .map(|a| {
+            (
+                a.path.clone(),
+                normalized.get(&a.path).copied().unwrap_or(0.0),
+            )
+        })
+        .collect();
     let input = ExpandInput {
         graph: &graph,
-        anchors: location
-            .anchors
-            .iter()
-            .map(|a| {
-                (
-                    a.path.clone(),
-                    normalized.get(&a.path).copied().unwrap_or(0.0),
-                )
-            })
-            .collect(),
+        anchors: input_anchors.clone(),
         location: &normalized,
         ranked: &ranked_paths,
         card_tokens: &card_tokens,
@@ -174,8 +175,21 @@ pub(super) fn run(
             })
         };
         let (ordered, mut filtered) = rerank(&expansion, &uses_task_symbol);
-        let (ordered, weak) = cut_weak(ordered, config.min_score_ratio, &named_files(&location));
+        let (mut ordered, weak) =
+            cut_weak(ordered, config.min_score_ratio, &named_files(&location));
         filtered.extend(weak.iter().map(|(s, _)| s.path.clone()));
+        if !config.ablation.no_history
+            && let Some(history) = graph.history()
+        {
+            complete_change_set(
+                &mut ordered,
+                history,
+                &input_anchors,
+                &ranked_paths,
+                &graph,
+                &normalized,
+            );
+        }
         (ordered, weak, filtered)
     };
     let mut package = ContextPackage {
@@ -284,6 +298,58 @@ pub(super) fn run(
         },
     ];
     Ok(package)
+}
+
+/// Adds the files the project's history says change with the context (see
+/// [`changeset`](super::changeset)), each scored by the noisy-or of its own Location
+/// score and the history's strength, and re-sorts the context.
+fn complete_change_set(
+    ordered: &mut Vec<Scored>,
+    history: &History,
+    anchors: &[(String, f32)],
+    ranked: &[String],
+    graph: &RepoGraph,
+    normalized: &HashMap<String, f32>,
+) {
+    let present: HashSet<String> = ordered.iter().map(|(s, _)| s.path.clone()).collect();
+    let completions =
+        super::changeset::complete(history, anchors, ranked, &|p| present.contains(p), &|p| {
+            graph.node(p).map(|n| n.role)
+        });
+    let step = ordered.iter().map(|(s, _)| s.step).max().unwrap_or(0);
+    for (k, c) in completions.into_iter().enumerate() {
+        let cluster = ordered
+            .iter()
+            .find(|(s, _)| s.path == c.from)
+            .map_or(0, |(s, _)| s.cluster);
+        let location = normalized.get(&c.path).copied().unwrap_or(0.0);
+        let link = Link {
+            from: c.from,
+            via: Via::Edge {
+                relation: Relation::CoChange,
+                forward: true,
+            },
+            confidence: c.strength,
+            rationale: c.rationale,
+        };
+        let score = 1.0 - (1.0 - location) * (1.0 - c.strength);
+        ordered.push((
+            Selected {
+                role: graph.node(&c.path).map_or(Role::Other, |n| n.role),
+                path: c.path,
+                location,
+                weight: c.strength,
+                anchor: false,
+                step: step + 1 + k,
+                reached: Some(link.clone()),
+                support: vec![link],
+                priority: None,
+                cluster,
+            },
+            score,
+        ));
+    }
+    ordered.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.path.cmp(&b.0.path)));
 }
 
 /// The files the query's graph grows from: the anchors, then the best Location

@@ -4,6 +4,7 @@
 //! each entity's view metadata-first (Eq. 8), and serializes the context package.
 
 pub mod card;
+mod changeset;
 mod construct;
 pub mod expand;
 mod judge;
