@@ -50,12 +50,13 @@ test-cross: $(VPY)
 	$(VPY) tests/cross/same_files.py target/c/example_shared tests/fixtures/locate_app '$(DEMO_TASK)'
 	$(VPY) tests/cross/hostile.py target/c/example_shared
 
-# Fuzzing (cargo-fuzz on nightly; not part of `make test`): every target of fuzz/ for
-# FUZZ_SECONDS each, seeded from the fixtures (fuzz/seed.sh). Crashes land in
-# fuzz/artifacts/TARGET/; each one becomes a regression test of the normal suite.
+# Fuzzing (not part of `make test`): every cargo-fuzz target of fuzz/ (nightly) for
+# FUZZ_SECONDS each, seeded from the fixtures (fuzz/seed.sh), then the MCP server's
+# request handling with atheris (fuzz/python/). Crashes land in fuzz/artifacts/TARGET/;
+# each one becomes a regression test of the normal suite.
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS ?= config code_facts task rule_specs options_json
-fuzz:
+fuzz: $(VPY)
 	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 	sh fuzz/seed.sh
 	cd fuzz && for t in $(FUZZ_TARGETS); do \
@@ -63,19 +64,11 @@ fuzz:
 			-max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -max_len=1048576 -timeout=30 \
 			|| exit 1; \
 	done
-
-# Speed and scale (issue 9): the scale curve on the generated repository (2.5k to
-# 50k files, one process per size), cold and warm queries (criterion), and, with
-# BENCH_REPO=<checkout> BENCH_TASK=<task file>, the comparison with a per-task bm25s
-# index (installed in target/bench-venv for the benchmark only).
-bench:
-	cargo bench -p deepdiscovery-core --bench scale
-	cargo bench -p deepdiscovery-core --bench query
-	@if [ -n "$(BENCH_REPO)" ]; then \
-		cargo build --release -q -p deepdiscovery-core --example discover && \
-		$(PYTHON) benches/bm25s_baseline.py $(BENCH_REPO) $(BENCH_TASK) \
-			--discover target/release/examples/discover; \
-	fi
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop -q
+	$(VPY) -m pip install -q atheris
+	mkdir -p fuzz/artifacts/mcp
+	$(VPY) fuzz/python/mcp_requests.py -max_total_time=$(FUZZ_SECONDS) -timeout=60 \
+		-artifact_prefix=fuzz/artifacts/mcp/ fuzz/target/corpus/mcp
 
 lint:
 	cargo fmt --all -- --check

@@ -6,7 +6,7 @@ set -eu
 cd "$(dirname "$0")"
 fixtures=../tests/fixtures
 corpus=target/corpus
-mkdir -p "$corpus/config" "$corpus/code_facts" "$corpus/task" "$corpus/rule_specs" "$corpus/options_json"
+mkdir -p "$corpus/config" "$corpus/code_facts" "$corpus/task" "$corpus/rule_specs" "$corpus/options_json" "$corpus/mcp"
 n=0
 seed() { # seed TARGET BYTE FILE
     n=$((n + 1))
@@ -45,3 +45,7 @@ cp ../deepdiscovery-core/src/rules/builtin.toml "$corpus/rule_specs/builtin.toml
 printf '{"budget_tokens": 4000, "anchors": 3, "ablation": {"no_implicit": true}}' > "$corpus/options_json/a"
 printf '{"builtin_rules": false, "history": false, "rules": "[[rule]]"}' > "$corpus/options_json/b"
 printf '{"paths": ["a.py"], "symbols": ["f"], "failing_tests": ["t"]}' > "$corpus/options_json/c"
+printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"discover","arguments":{"task":"Pricing endpoint crashes in convert_currency","budget_tokens":4000}}}' > "$corpus/mcp/discover"
+printf '{"name":"related","arguments":{"path":"inventory/pricing/currency.py"}}' > "$corpus/mcp/related"
+printf '{"name":"explain","arguments":{"task":"currency conversion","path":"../secret.py"}}' > "$corpus/mcp/explain"
+printf '{"name":"locate","arguments":{"task":"CurrencyMismatchError","anchors":3}}' > "$corpus/mcp/locate"

@@ -1,0 +1,36 @@
+"""A spread sample of mined tasks: at most N per repository, evenly over its history.
+
+    python3 benches/sample_mined.py /work/mined/mined.jsonl /work/mined/sample.jsonl [N]
+
+N defaults to 4 (260 tasks from the 66 repositories of benches/mined_repos.txt), small
+enough for one `eval_tasks` run in a few minutes on two cores. Deterministic.
+"""
+
+import collections
+import json
+import sys
+
+
+def main(argv):
+    if len(argv) not in (3, 4):
+        print(__doc__, file=sys.stderr)
+        return 2
+    per_repo = int(argv[3]) if len(argv) == 4 else 4
+    by_repo = collections.defaultdict(list)
+    with open(argv[1], encoding="utf-8") as f:
+        for line in f:
+            task = json.loads(line)
+            by_repo[task["repo"]].append(task)
+    out = []
+    for repo in sorted(by_repo, key=str.lower):
+        tasks = by_repo[repo]
+        step = max(1, len(tasks) // per_repo)
+        out += tasks[::step][:per_repo]
+    with open(argv[2], "w", encoding="utf-8") as f:
+        f.writelines(json.dumps(t) + "\n" for t in out)
+    print(f"{len(out)} tasks from {len(by_repo)} repositories", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
