@@ -658,3 +658,46 @@ fn discover_never_sees_commits_after_head() {
     );
     assert_eq!(session.history().unwrap().unwrap().head, main_head);
 }
+
+/// A project whose changes also touch its changelog, most of the time.
+#[test]
+fn discover_adds_the_file_most_changes_touch_and_says_why() {
+    let Some(mut repo) = Repo::new() else { return };
+    repo.write(
+        "billing/invoice.py",
+        "def total_due(invoice):\n    return sum(line.amount for line in invoice.lines)\n",
+    );
+    repo.write("CHANGELOG.md", "# Changes\n");
+    repo.commit(0, "initial");
+    for day in 1..41 {
+        let name = format!("pkg/module{}.py", day % 7);
+        if day % 2 == 0 {
+            repo.change(day, &[&name, "CHANGELOG.md"]);
+        } else {
+            repo.change(day, &[&name]);
+        }
+    }
+    let session = Session::open(repo.root()).unwrap();
+    let task = Task::new("total_due of an invoice is wrong when a line has no amount").unwrap();
+    let package = session.discover(&task, &DiscoverConfig::default()).unwrap();
+    let changelog = package
+        .files
+        .iter()
+        .find(|f| f.path == "CHANGELOG.md")
+        .unwrap_or_else(|| panic!("changelog missing: {:?}", package.file_paths()));
+    assert!(
+        changelog
+            .rationale
+            .iter()
+            .any(|r| r.contains("of the last") && r.contains("part of most changes")),
+        "{:?}",
+        changelog.rationale
+    );
+    assert_eq!(package.files[0].path, "billing/invoice.py");
+
+    // The ablation: as if there were no git.
+    let mut off = DiscoverConfig::default();
+    off.ablation.no_history = true;
+    let package = session.discover(&task, &off).unwrap();
+    assert!(!package.file_paths().contains(&"CHANGELOG.md"));
+}
