@@ -113,3 +113,31 @@ impl Error {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_inside_an_entry_point_is_an_internal_error() {
+        let out: Result<()> = guarded("discover", || panic!("index out of bounds"));
+        match out {
+            Err(Error::Internal(message)) => {
+                assert_eq!(message, "discover: index out of bounds");
+            }
+            other => panic!("expected an internal error, got {other:?}"),
+        }
+        let formatted: Result<()> = guarded("locate", || panic!("bad {}", 42));
+        assert!(
+            formatted.unwrap_err().to_string().contains(
+                "internal error (a bug in deepdiscovery, please report it): locate: bad 42"
+            )
+        );
+        // Errors and answers pass through untouched.
+        assert!(matches!(
+            guarded("graph", || Err::<(), _>(Error::EmptyTask)),
+            Err(Error::EmptyTask)
+        ));
+        assert_eq!(guarded("graph", || Ok(7)).unwrap(), 7);
+    }
+}
