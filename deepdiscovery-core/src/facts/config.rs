@@ -400,7 +400,7 @@ fn read_json(text: &str, sink: &mut KeySink) -> Result<(), String> {
         Ok(value) => value,
         Err(e) => serde_json::from_str(&strip_jsonc(text)).map_err(|_| e.to_string())?,
     };
-    if !walk_json(&value, sink) {
+    if !walk_tree(&value, sink) {
         sink.limited = true;
     }
     Ok(())
@@ -417,10 +417,64 @@ enum Step<'v, V> {
     Leaf(String),
 }
 
-/// Walks a JSON value into key paths, depth-first in document order. Returns false
-/// when something was nested deeper than [`MAX_NESTING`] and left out.
-fn walk_json(value: &serde_json::Value, sink: &mut KeySink) -> bool {
-    use serde_json::Value;
+/// What a walk sees of one value of a parsed document (JSON and TOML alike).
+enum Shape<'v, V> {
+    /// An object or table: its keys and values in document order.
+    Map(Vec<(&'v str, &'v V)>),
+    /// An array.
+    List(&'v [V]),
+    /// A string.
+    Str(&'v str),
+    /// A number, a boolean, a date, null.
+    Scalar,
+}
+
+/// A value of a parsed configuration tree.
+trait Tree: Sized {
+    /// What the walk sees of it.
+    fn shape(&self) -> Shape<'_, Self>;
+    /// The string it is, if it is one (cheaper than its shape).
+    fn string(&self) -> Option<&str>;
+}
+
+impl Tree for serde_json::Value {
+    fn shape(&self) -> Shape<'_, Self> {
+        match self {
+            serde_json::Value::Object(map) => {
+                Shape::Map(map.iter().map(|(k, v)| (k.as_str(), v)).collect())
+            }
+            serde_json::Value::Array(items) => Shape::List(items),
+            serde_json::Value::String(s) => Shape::Str(s),
+            _ => Shape::Scalar,
+        }
+    }
+
+    fn string(&self) -> Option<&str> {
+        self.as_str()
+    }
+}
+
+impl Tree for toml::Value {
+    fn shape(&self) -> Shape<'_, Self> {
+        match self {
+            toml::Value::Table(table) => {
+                Shape::Map(table.iter().map(|(k, v)| (k.as_str(), v)).collect())
+            }
+            toml::Value::Array(items) => Shape::List(items),
+            toml::Value::String(s) => Shape::Str(s),
+            _ => Shape::Scalar,
+        }
+    }
+
+    fn string(&self) -> Option<&str> {
+        self.as_str()
+    }
+}
+
+/// Walks a parsed tree into key paths, depth-first in document order: every leaf's
+/// key path, a list's string items under the list's path, then the list's path.
+/// Returns false when something was nested deeper than [`MAX_NESTING`] and left out.
+fn walk_tree<V: Tree>(value: &V, sink: &mut KeySink) -> bool {
     let mut complete = true;
     let mut stack = vec![Step::Visit(value, String::new(), 0)];
     while let Some(step) = stack.pop() {
@@ -439,25 +493,25 @@ fn walk_json(value: &serde_json::Value, sink: &mut KeySink) -> bool {
             complete = false;
             continue;
         }
-        match value {
-            Value::Object(map) => {
-                for (k, v) in map.iter().rev() {
+        match value.shape() {
+            Shape::Map(entries) => {
+                for (k, v) in entries.into_iter().rev() {
                     stack.push(Step::Visit(v, join_key(&path, k), depth + 1));
                 }
             }
-            Value::Array(items) => {
+            Shape::List(items) => {
                 if !path.is_empty() {
                     stack.push(Step::Leaf(path.clone()));
                 }
                 for item in items.iter().rev() {
-                    stack.push(match item {
-                        Value::String(s) => Step::Item(s, path.clone()),
-                        other => Step::Visit(other, path.clone(), depth + 1),
+                    stack.push(match item.string() {
+                        Some(s) => Step::Item(s, path.clone()),
+                        None => Step::Visit(item, path.clone(), depth + 1),
                     });
                 }
             }
-            Value::String(s) => sink.leaf(&path, Some(s), 0),
-            _ => sink.leaf(&path, None, 0),
+            Shape::Str(s) => sink.leaf(&path, Some(s), 0),
+            Shape::Scalar => sink.leaf(&path, None, 0),
         }
     }
     complete
@@ -538,54 +592,10 @@ fn read_toml(text: &str, sink: &mut KeySink) -> Result<(), String> {
     let table: toml::Table = text
         .parse()
         .map_err(|e: toml::de::Error| e.message().to_string())?;
-    if !walk_toml(&toml::Value::Table(table), sink) {
+    if !walk_tree(&toml::Value::Table(table), sink) {
         sink.limited = true;
     }
     Ok(())
-}
-
-/// Walks a TOML value like [`walk_json`]. Returns false when something was nested
-/// deeper than [`MAX_NESTING`] and left out.
-fn walk_toml(value: &toml::Value, sink: &mut KeySink) -> bool {
-    use toml::Value;
-    let mut complete = true;
-    let mut stack = vec![Step::Visit(value, String::new(), 0)];
-    while let Some(step) = stack.pop() {
-        let (value, path, depth) = match step {
-            Step::Visit(value, path, depth) => (value, path, depth),
-            Step::Item(s, path) => {
-                classify_item(s, &path, sink);
-                continue;
-            }
-            Step::Leaf(path) => {
-                sink.leaf(&path, None, 0);
-                continue;
-            }
-        };
-        if depth > MAX_NESTING {
-            complete = false;
-            continue;
-        }
-        match value {
-            Value::Table(table) => {
-                for (k, v) in table.iter().rev() {
-                    stack.push(Step::Visit(v, join_key(&path, k), depth + 1));
-                }
-            }
-            Value::Array(items) => {
-                stack.push(Step::Leaf(path.clone()));
-                for item in items.iter().rev() {
-                    stack.push(match item {
-                        Value::String(s) => Step::Item(s, path.clone()),
-                        other => Step::Visit(other, path.clone(), depth + 1),
-                    });
-                }
-            }
-            Value::String(s) => sink.leaf(&path, Some(s), 0),
-            _ => sink.leaf(&path, None, 0),
-        }
-    }
-    complete
 }
 
 // ---------------------------------------------------------------- XML
