@@ -51,9 +51,9 @@ const MAX_SIGNATURE: usize = 200;
 /// Work budgets of one file, in tree-sitter's progress reports (one every hundred or
 /// so parser operations or query steps): a base plus one per this many bytes.
 /// Counting reports instead of measuring time keeps the facts of a file the same on
-/// every machine. Real files stay far below: 1 MB of jQuery needs under 2,000 parse
-/// reports and 1,000 query reports; a file of 50,000 nested brackets needs 400,000
-/// query reports (half a minute) before the limit.
+/// every machine. Real files stay far below: jQuery (290 KB) needs 1,892 parse and
+/// 982 query reports against budgets of 38,000 and 5,500; 100 KB of 50,000 nested
+/// JavaScript brackets needed 394,857 query reports (28 s) without a budget.
 const PARSE_BUDGET: (u64, u64) = (2_000, 8);
 const QUERY_BUDGET: (u64, u64) = (1_000, 64);
 

@@ -108,8 +108,8 @@ pub(crate) fn analyze(
             continue;
         }
         considered += 1;
-        let weight = 0.5f32.powf(k as f32 / CO_CHANGE_HALF_LIFE_COMMITS);
-        let pair_weight = weight / ((touched.len().max(2) - 1) as f32).sqrt();
+        let weight = commit_weight(k);
+        let pair_weight = pair_weight(k, touched.len());
         for &f in &touched {
             let count = &mut files[f as usize];
             count.commits += 1;
@@ -163,6 +163,19 @@ pub(crate) fn analyze(
         }
     }
     (out, signals)
+}
+
+/// The weight of the `k`-th commit back from HEAD: it halves every
+/// [`CO_CHANGE_HALF_LIFE_COMMITS`] commits.
+pub(crate) fn commit_weight(k: usize) -> f32 {
+    0.5f32.powf(k as f32 / CO_CHANGE_HALF_LIFE_COMMITS)
+}
+
+/// The weight the `k`-th commit back gives each pair of the `m` files it changed:
+/// its [`commit_weight`] over `sqrt(m − 1)`, so that broad sweeps say less than
+/// focused fixes.
+pub(crate) fn pair_weight(k: usize, m: usize) -> f32 {
+    commit_weight(k) / ((m.max(2) - 1) as f32).sqrt()
 }
 
 /// Normalized IDF of a file changed in `n` of `total` commits, in [0, 1].

@@ -22,7 +22,7 @@
 use std::collections::HashMap;
 
 use crate::artifact::Role;
-use crate::graph::cochange::{CO_CHANGE_HALF_LIFE_COMMITS, MIN_CO_CHANGE_SUPPORT};
+use crate::graph::cochange::{MIN_CO_CHANGE_SUPPORT, commit_weight, pair_weight};
 use crate::source::History;
 
 /// Anchors from this normalized Location score on lend their partners.
@@ -50,21 +50,22 @@ pub(super) struct Completion {
     pub rationale: String,
 }
 
-/// Age- and size-weighted commit counts of the files of a history.
-struct Counts {
-    /// Commits read that changed at least one listed file.
+/// Age-weighted commit counts of the files of a history (the weights of the graph's
+/// `CoChange` edges, `graph::cochange`).
+struct Counts<'h> {
+    /// Commits read.
     commits: usize,
     /// Per path: (commits, weight).
-    files: HashMap<String, (usize, f32)>,
+    files: HashMap<&'h str, (usize, f32)>,
 }
 
-impl Counts {
-    fn new(history: &History) -> Counts {
-        let mut files: HashMap<String, (usize, f32)> = HashMap::new();
+impl<'h> Counts<'h> {
+    fn new(history: &'h History) -> Counts<'h> {
+        let mut files: HashMap<&str, (usize, f32)> = HashMap::new();
         for (k, commit) in history.commits.iter().enumerate() {
-            let weight = 0.5f32.powf(k as f32 / CO_CHANGE_HALF_LIFE_COMMITS);
+            let weight = commit_weight(k);
             for path in &commit.paths {
-                let entry = files.entry(path.clone()).or_insert((0, 0.0));
+                let entry = files.entry(path.as_str()).or_insert((0, 0.0));
                 entry.0 += 1;
                 entry.1 += weight;
             }
@@ -76,7 +77,7 @@ impl Counts {
     }
 
     /// P(b | a) for every b changed with `a` at least [`MIN_CO_CHANGE_SUPPORT`] times.
-    fn partners(&self, history: &History, a: &str) -> Vec<(String, f32, usize)> {
+    fn partners(&self, history: &'h History, a: &str) -> Vec<(String, f32, usize)> {
         let Some(&(_, weight_a)) = self.files.get(a) else {
             return Vec::new();
         };
@@ -85,8 +86,7 @@ impl Counts {
             if !commit.paths.iter().any(|p| p == a) {
                 continue;
             }
-            let weight = 0.5f32.powf(k as f32 / CO_CHANGE_HALF_LIFE_COMMITS);
-            let weight = weight / ((commit.paths.len().max(2) - 1) as f32).sqrt();
+            let weight = pair_weight(k, commit.paths.len());
             for b in &commit.paths {
                 if b != a {
                     let entry = pairs.entry(b.as_str()).or_insert((0, 0.0));
@@ -135,7 +135,7 @@ pub(super) fn complete(
         }
     };
     for (anchor, w) in anchors.iter().filter(|(_, w)| *w >= CONFIDENT_ANCHOR) {
-        let Some(&(changes, _)) = counts.files.get(anchor) else {
+        let Some(&(changes, _)) = counts.files.get(anchor.as_str()) else {
             continue;
         };
         for (partner, given, together) in counts.partners(history, anchor) {
@@ -159,12 +159,12 @@ pub(super) fn complete(
     if counts.commits >= MIN_COMMITS
         && let Some((best, _)) = anchors.first()
     {
-        for (path, &(n, _)) in &counts.files {
+        for (&path, &(n, _)) in &counts.files {
             let share = n as f32 / counts.commits as f32;
             let outside_code = role(path).is_some_and(|r| !matches!(r, Role::Source | Role::Test));
             if share >= MIN_CONVENTION_SHARE && outside_code {
                 offer(Completion {
-                    path: path.clone(),
+                    path: path.to_string(),
                     from: best.clone(),
                     strength: share,
                     rationale: format!(
