@@ -5,7 +5,7 @@ PYTHON ?= python3
 VPY := $(VENV)/bin/python
 DEMO_REPO ?= tests/fixtures/mixed_app
 
-.PHONY: demo test test-rust test-python test-c test-cross lint venv bench fuzz
+.PHONY: demo test test-rust test-python test-c test-cross lint venv bench fuzz train
 
 DEMO_TASK ?= Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`
 
@@ -69,6 +69,22 @@ fuzz: $(VPY)
 	mkdir -p fuzz/artifacts/mcp
 	$(VPY) fuzz/python/mcp_requests.py -max_total_time=$(FUZZ_SECONDS) -timeout=60 \
 		-artifact_prefix=fuzz/artifacts/mcp/ fuzz/target/corpus/mcp
+
+# The learned scorer of the Location stage (deepdiscovery-core/src/locate/ranker.json)
+# from feature dumps (`sh benches/features.sh $(FEATURES)`), in a development-only
+# venv: scikit-learn and LightGBM are never runtime dependencies. Writes the model and
+# the grouped cross-validation table; the Rust tests then check the model against the
+# trainer's own scores and pin its output on the fixtures.
+FEATURES ?= /work/features
+TRAIN_VENV ?= .venv-train
+train:
+	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
+	$(TRAIN_VENV)/bin/python -m pip install -q "numpy>=2,<3" "scikit-learn==1.9.1" "lightgbm==4.7.0"
+	$(TRAIN_VENV)/bin/python benches/train_ranker.py \
+		--out deepdiscovery-core/src/locate/ranker.json \
+		--report benches/results/ranker-cv.md \
+		$(foreach s,lite ml sample train,$(if $(wildcard $(FEATURES)/$(s).jsonl),$(s)=$(FEATURES)/$(s).jsonl))
+	cargo test -q -p deepdiscovery-core --lib ranker
 
 lint:
 	cargo fmt --all -- --check

@@ -1,9 +1,12 @@
 """A spread sample of mined tasks: at most N per repository, evenly over its history.
 
     python3 benches/sample_mined.py /work/mined/mined.jsonl /work/mined/sample.jsonl [N]
+        [--exclude OTHER.jsonl]
 
 N defaults to 4 (260 tasks from the 66 repositories of benches/mined_repos.txt), small
-enough for one `eval_tasks` run in a few minutes on two cores. Deterministic.
+enough for one `eval_tasks` run in a few minutes on two cores. `--exclude` leaves out
+the tasks of another sample (the training set of `make train` is drawn apart from the
+evaluation sample). Deterministic.
 """
 
 import collections
@@ -12,6 +15,16 @@ import sys
 
 
 def main(argv):
+    argv = list(argv)
+    excluded = set()
+    if "--exclude" in argv:
+        at = argv.index("--exclude")
+        if at + 1 >= len(argv):
+            print(__doc__, file=sys.stderr)
+            return 2
+        with open(argv[at + 1], encoding="utf-8") as f:
+            excluded = {json.loads(line)["id"] for line in f if line.strip()}
+        del argv[at : at + 2]
     if len(argv) not in (3, 4):
         print(__doc__, file=sys.stderr)
         return 2
@@ -20,7 +33,8 @@ def main(argv):
     with open(argv[1], encoding="utf-8") as f:
         for line in f:
             task = json.loads(line)
-            by_repo[task["repo"]].append(task)
+            if task["id"] not in excluded:
+                by_repo[task["repo"]].append(task)
     out = []
     for repo in sorted(by_repo, key=str.lower):
         tasks = by_repo[repo]

@@ -274,7 +274,8 @@ dd_status dd_session_set_embedder(dd_session *session,
  * NULL (the defaults) or a JSON object with any of these keys (the fields of the
  * core's `DiscoverConfig`, with the same defaults; unknown keys are an error):
  *   - `"anchors"`: integer, K_a (8);
- *   - `"preset"`: `"auto"` or `{"fixed": {"sem": f, "sum": f, "rule": f, "prior": f}}`;
+ *   - `"preset"`: `"auto"` (the learned scorer), `"paper"` (Eq. 6 alone) or
+ *     `{"fixed": {"sem": f, "sum": f, "rule": f, "prior": f}}`;
  *   - `"location_ablation"`: `{"no_sem", "no_sum", "no_rule", "no_prior",
  *     "no_history"}` booleans;
  *   - `"budget"`: `{"max_tokens": 16000, "max_steps": 64, "location_share": 0.25,

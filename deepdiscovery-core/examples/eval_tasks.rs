@@ -33,7 +33,10 @@
 //!   and Eq. 8, `--patience N` the idle actions that stop expansion, `--min-score-ratio X`
 //!   the filter on final scores (all but `--no-compression`, which is `--no-sum` there, are refused
 //!   with `--locate`);
-//! - `--json OUT` writes one JSON line of results per task.
+//! - `--json OUT` writes one JSON line of results per task; with `--features` (and
+//!   `--locate`) each line also holds the learned scorer's feature rows of the
+//!   candidates (`features`: `[path, [values…]]`, names in `feature_names`), the
+//!   training data of `make train`.
 //!
 //! One line per task goes to stderr (the rank of each gold file, `-` when it is not
 //! ranked, `*` after a file the fix creates; then whether each is in the returned set,
@@ -64,7 +67,7 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 use deepdiscovery_core::infer::StopReason;
-use deepdiscovery_core::locate::Location;
+use deepdiscovery_core::locate::{FEATURE_NAMES, Location};
 use deepdiscovery_core::{ContextPackage, DiscoverConfig, Session, Task};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -73,7 +76,7 @@ const USAGE: &str = "usage: eval_tasks [--limit N] [--repo OWNER/NAME] [--ids A,
 [--checkouts DIR] [--mirrors DIR] [--checkout-script PATH] [--with-history] [--no-history] [--no-history-cues] [--clean] [--locate] \
 [--no-sem] [--no-sum] [--no-rule] [--no-prior] [--anchors K] [--budget TOKENS] \
 [--location-only] [--no-compression] [--no-implicit] [--no-metadata-first] \
-[--tau X] [--kappa X] [--patience N] [--min-score-ratio X] [--json OUT] TASKS.jsonl...";
+[--tau X] [--kappa X] [--patience N] [--min-score-ratio X] [--json OUT] [--features] TASKS.jsonl...";
 
 /// The cut-offs of FRR@k.
 const CUTOFFS: [usize; 3] = [1, 5, 10];
@@ -129,6 +132,8 @@ struct Options {
     /// The `discover` configuration; `--locate` uses its Location part.
     config: DiscoverConfig,
     json: Option<PathBuf>,
+    /// Write the candidates' feature rows to `--json` (needs `--locate`).
+    features: bool,
 }
 
 impl Default for Options {
@@ -146,6 +151,7 @@ impl Default for Options {
             locate: false,
             config: DiscoverConfig::default(),
             json: None,
+            features: false,
         }
     }
 }
@@ -201,6 +207,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
             "--json" => o.json = Some(value()?.into()),
             "--clean" => o.clean = true,
             "--locate" => o.locate = true,
+            "--features" => o.features = true,
             "--anchors" => o.config.anchors = parse_count(&flag, &value()?)?,
             "--budget" => o.config.budget.max_tokens = parse_count(&flag, &value()?)?,
             "--no-sem" => o.config.location_ablation.no_sem = true,
@@ -238,6 +245,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
     }
     if o.with_history && !checkouts_given {
         o.checkouts = PathBuf::from("/work/bench-hist");
+    }
+    if o.features && !o.locate {
+        return Err("--features needs --locate (the rows are the Location stage's)".into());
     }
     if o.locate && !discover_only.is_empty() {
         return Err(format!(
@@ -676,9 +686,16 @@ fn run_one(task: &BenchTask, root: &Path, options: &Options) -> Outcome {
         }));
         let (stage_ms, total_ms) = elapsed();
         match result {
-            Ok(Ok(location)) => Outcome::Located(Box::new(Run::from_location(
-                location, &gold, stage_ms, total_ms,
-            ))),
+            Ok(Ok(location)) => {
+                let features = options.features.then(|| location.features.clone());
+                let mut run = Run::from_location(location, &gold, stage_ms, total_ms);
+                if let Some(table) = features {
+                    run.json
+                        .insert("feature_names".into(), json!(FEATURE_NAMES.as_slice()));
+                    run.json.insert("features".into(), json!(table.rows));
+                }
+                Outcome::Located(Box::new(run))
+            }
             Ok(Err(e)) => Outcome::Failed(format!("locate: {e}")),
             Err(panic) => Outcome::Failed(format!("locate panicked: {}", panic_message(&panic))),
         }

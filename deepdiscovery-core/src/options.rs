@@ -331,12 +331,15 @@ fn object<'a>(value: &'a Value, at: &str) -> Result<&'a Map<String, Value>, Fail
         .ok_or_else(|| wrong(at, "an object", value))
 }
 
-/// `"auto"`, or fixed Eq. 6 weights `{"fixed": {"sem", "sum", "rule", "prior"}}`
-/// (the capitalized `"Auto"` / `"Fixed"` of the core's serialization also work).
+/// `"auto"` (the learned scorer), `"paper"` (Eq. 6's hand-set presets), or fixed
+/// Eq. 6 weights `{"fixed": {"sem", "sum", "rule", "prior"}}` (the capitalized
+/// `"Auto"` / `"Paper"` / `"Fixed"` of the core's serialization also work).
 fn preset(value: &Value, at: &str) -> Result<Preset, Failure> {
-    const EXPECTED: &str = "\"auto\" or {\"fixed\": {\"sem\", \"sum\", \"rule\", \"prior\"}}";
+    const EXPECTED: &str =
+        "\"auto\", \"paper\" or {\"fixed\": {\"sem\", \"sum\", \"rule\", \"prior\"}}";
     match value {
         Value::String(s) if s == "auto" || s == "Auto" => Ok(Preset::Auto),
+        Value::String(s) if s == "paper" || s == "Paper" => Ok(Preset::Paper),
         Value::Object(map) if map.len() == 1 => {
             let (key, inner) = map
                 .iter()

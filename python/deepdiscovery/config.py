@@ -73,8 +73,9 @@ class Config:
     Query parameters:
 
     - ``anchors``: K_a, how many anchors the Location stage selects (8).
-    - ``preset``: ``"auto"`` (Eq. 6 coefficients chosen per query from repository
-      scale and ambiguity) or fixed :class:`Weights`.
+    - ``preset``: ``"auto"`` (the learned scorer re-ranks the best candidates of
+      Eq. 6), ``"paper"`` (Eq. 6 alone, coefficients chosen per query from repository
+      scale and ambiguity: the paper's hand-set presets) or fixed :class:`Weights`.
     - ``budget_tokens``: Γ_max in tokens (16,000); the package never exceeds it.
     - ``max_steps``: Γ_max in expansion steps (64).
     - ``location_share``: Γ_loc / Γ_max, the repository view's share (0.25).
@@ -160,8 +161,8 @@ class Config:
                 isinstance(value, bool) or not isinstance(value, (int, float))
             ):
                 raise ConfigError(f"{f.name} must be a number, got {value!r}")
-        if not (self.preset == "auto" or isinstance(self.preset, Weights)):
-            raise ConfigError(f"preset must be 'auto' or Weights, got {self.preset!r}")
+        if not (self.preset in ("auto", "paper") or isinstance(self.preset, Weights)):
+            raise ConfigError(f"preset must be 'auto', 'paper' or Weights, got {self.preset!r}")
         for name in (
             "llm_max_calls",
             "llm_max_prompt_tokens",
@@ -189,9 +190,9 @@ class Config:
     def to_options(self, hints: Optional[Hints] = None) -> Dict[str, Any]:
         """The query options as the core's JSON object (see ``deepdiscovery_core::options``)."""
         preset: Any = (
-            "auto"
-            if self.preset == "auto"
-            else {"fixed": dataclasses.asdict(self.preset)}  # type: ignore[arg-type]
+            self.preset
+            if isinstance(self.preset, str)
+            else {"fixed": dataclasses.asdict(self.preset)}
         )
         options: Dict[str, Any] = {
             "anchors": self.anchors,

@@ -46,6 +46,8 @@ def test_round_trip_and_fixed_weights():
     options = c.to_options()
     assert options["preset"] == {"fixed": {"sem": 0.4, "sum": 0.1, "rule": 0.3, "prior": 0.2}}
     assert options["ablation"]["no_history"] is False
+    assert Config(preset="paper").to_options()["preset"] == "paper"
+    assert Config.from_dict(Config(preset="paper").to_dict()).preset == "paper"
     with pytest.raises(deepdiscovery.ConfigError, match="preset"):
         Config(preset="clear")
     with pytest.raises(deepdiscovery.ConfigError, match="weights must be finite and non-negative"):

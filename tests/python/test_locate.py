@@ -32,3 +32,15 @@ def test_an_empty_task_is_a_value_error():
     session = deepdiscovery.Session(FIXTURES / "locate_app")
     with pytest.raises(ValueError):
         session.locate("   ")
+
+
+def test_the_learned_scorer_is_the_default_and_paper_its_ablation():
+    session = deepdiscovery.Session(FIXTURES / "locate_app")
+    task = "`rebalance_shelves` moves the same items twice"
+    learned = session.locate(task)
+    assert learned["scorer"] == "learned"
+    assert learned["anchors"][0]["signals"][0].startswith("learned score")
+    paper = session.locate(task, preset="paper")
+    assert paper["scorer"] == "eq6"
+    assert not any("learned" in s for a in paper["anchors"] for s in a["signals"])
+    assert paper["anchors"][0]["path"] == learned["anchors"][0]["path"]

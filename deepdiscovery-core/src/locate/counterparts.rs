@@ -15,6 +15,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use super::evidence::{Channel, Signal};
 use crate::artifact::Role;
 use crate::resolve::{file_name, parent_dir};
 use crate::session::ArtifactInfo;
@@ -44,7 +45,7 @@ const MIN_SHARED_NAMES: usize = 3;
 pub(crate) fn share_evidence(
     artifacts: &[ArtifactInfo],
     scores: &[f32],
-    evidence: &mut [Vec<(f32, String)>],
+    evidence: &mut [Vec<Signal>],
 ) -> Vec<usize> {
     let mut order: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] > 0.0).collect();
     order.sort_by(|&a, &b| {
@@ -63,7 +64,8 @@ pub(crate) fn share_evidence(
         let found = index.of(i);
         let share = SHARE * scores[i] / top / (found.len().max(1) as f32).sqrt();
         for (j, kind) in found {
-            evidence[j].push((
+            evidence[j].push(Signal::new(
+                Channel::Counterpart,
                 share,
                 format!("{} as `{}`", kind.describe(), artifacts[i].path),
             ));

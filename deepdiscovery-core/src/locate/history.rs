@@ -19,6 +19,7 @@
 
 use std::collections::HashMap;
 
+use super::evidence::{Channel, Signal, rule_term};
 use crate::graph::cochange::analyze;
 use crate::source::History;
 
@@ -37,31 +38,29 @@ pub(super) fn apply(
     history: &History,
     paths: &[&str],
     by_path: &HashMap<&str, usize>,
-    evidence: &mut [Vec<(f32, String)>],
+    evidence: &mut [Vec<Signal>],
 ) {
     let (edges, signals) = analyze(history, paths, |p| by_path.get(p).map(|&i| i as u32));
-    let strength: Vec<f32> = evidence
-        .iter()
-        .map(|e| super::score::noisy_or(e.iter().map(|x| x.0)))
-        .collect();
+    let strength: Vec<f32> = evidence.iter().map(|e| rule_term(e)).collect();
     for (from, to, data) in edges {
         let seed = strength[from as usize];
         if seed < SEED_EVIDENCE {
             continue;
         }
-        evidence[to as usize].push((CO_CHANGE_CUE * data.confidence * seed, data.rationale));
+        evidence[to as usize].push(Signal::new(
+            Channel::CoChange,
+            CO_CHANGE_CUE * data.confidence * seed,
+            data.rationale,
+        ));
     }
     for (signal, evidence) in signals.iter().zip(evidence.iter_mut()) {
         if let Some(s) = signal
             && 0.5 * (s.recency + s.churn) >= NOTABLE_ACTIVITY
         {
-            evidence.push((
-                0.0,
-                format!(
-                    "changed in {} recent commits, last {:.0} days before HEAD",
-                    s.commits, s.days_since_change
-                ),
-            ));
+            evidence.push(Signal::remark(format!(
+                "changed in {} recent commits, last {:.0} days before HEAD",
+                s.commits, s.days_since_change
+            )));
         }
     }
 }

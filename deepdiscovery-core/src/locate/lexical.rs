@@ -58,7 +58,8 @@ pub enum Field {
     Body = 3,
 }
 
-const FIELDS: usize = 4;
+/// How many fields a file has.
+pub const FIELDS: usize = 4;
 /// BM25F field weights: a match in the file name or a definition says more than one
 /// in the body.
 const FIELD_WEIGHT: [f32; FIELDS] = [4.0, 2.0, 3.0, 1.0];
@@ -652,6 +653,38 @@ impl LexicalView {
         parts.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         parts.truncate(5);
         (score, parts)
+    }
+
+    /// Per field, the BM25 score of file `i` with that field alone (same idf and
+    /// saturation as [`LexicalView::bm25f`]) and the share of the query's weight whose
+    /// terms occur in it: the learned scorer weighs a match in a name apart from one
+    /// in a body.
+    pub fn field_match(&self, query: &Query, i: usize) -> ([f32; FIELDS], [f32; FIELDS]) {
+        let n = self.files.len() as f32;
+        let file = &self.files[i];
+        let mut score = [0.0f32; FIELDS];
+        let mut covered = [0.0f32; FIELDS];
+        let total: f32 = query.terms.iter().map(|(_, w)| *w).sum();
+        for (t, (_, qw)) in query.terms.iter().enumerate() {
+            let df = self.df[t] as f32;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            for f in 0..FIELDS {
+                let count = file.counts[t][f];
+                if count == 0 {
+                    continue;
+                }
+                let norm = 1.0 - FIELD_B[f] + FIELD_B[f] * file.lengths[f] as f32 / self.avg_len[f];
+                let tf = count as f32 / norm.max(1e-3);
+                score[f] += qw * idf * tf / (K1 + tf);
+                covered[f] += qw;
+            }
+        }
+        if total > 0.0 {
+            for c in &mut covered {
+                *c /= total;
+            }
+        }
+        (score, covered)
     }
 
     /// BM25F of an aggregate of files (a directory or module), treated as one

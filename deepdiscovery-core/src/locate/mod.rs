@@ -10,8 +10,11 @@ mod assist;
 mod counterparts;
 pub mod cues;
 pub mod environment;
+mod evidence;
+pub mod features;
 pub mod history;
 pub(crate) mod lexical;
+mod ranker;
 mod report;
 mod score;
 mod stage;
@@ -30,6 +33,7 @@ use crate::{Error, Result};
 
 pub use cues::{Cue, CueKind, ResolvedCue};
 pub use environment::Environment;
+pub use features::{FEATURE_NAMES, FeatureTable};
 pub(crate) use stage::cue_symbol;
 pub use task_type::TaskType;
 pub use view::{Granularity, RepoView};
@@ -66,11 +70,31 @@ pub struct Weights {
 /// Which preset of coefficients to use.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub enum Preset {
-    /// Chosen per query from repository scale and localization ambiguity (paper).
+    /// The learned scorer ([`Scorer::Learned`], `ranker.json`) re-ranks the best
+    /// candidates of [`Preset::Paper`]: Eq. 6's terms, taken apart, with weights
+    /// learned from data. With a term of Eq. 6 ablated ([`Ablation`]), Eq. 6 alone, as
+    /// `Paper`: the ablation measures Eq. 6.
     #[default]
     Auto,
-    /// Fixed coefficients.
+    /// Eq. 6 with coefficients chosen per query from repository scale and
+    /// localization ambiguity (the paper's presets, hand-set): the ablation of the
+    /// learned scorer.
+    Paper,
+    /// Fixed coefficients of Eq. 6.
     Fixed(Weights),
+}
+
+/// What ordered the candidates of a Location.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scorer {
+    /// Eq. 6 with the coefficients of [`Location::weights`].
+    #[default]
+    Eq6,
+    /// The learned scorer: each candidate's score is the probability it reads from
+    /// the candidate's features; files beyond the candidates keep Eq. 6's order below
+    /// them.
+    Learned,
 }
 
 /// Configuration of the Location stage.
@@ -166,7 +190,9 @@ pub struct Location {
     pub task_type: (TaskType, f32),
     /// Cues of the task resolved against the repository.
     pub cues: Vec<ResolvedCue>,
-    /// The coefficients used.
+    /// What ordered the candidates.
+    pub scorer: Scorer,
+    /// The coefficients of Eq. 6 (the learned scorer reads Eq. 6's score too).
     pub weights: Weights,
     /// The compressed repository view (adaptive compression), within Γ_loc.
     pub view: RepoView,
@@ -182,6 +208,11 @@ pub struct Location {
     pub llm: Option<LlmUsage>,
     /// The candidates given full tree-sitter facts (the narrowing), sorted.
     pub parsed: Vec<String>,
+    /// The features of the candidates that the learned scorer read (or would have
+    /// read, under another preset), best first by Eq. 6: what `eval_tasks
+    /// --features` dumps for training.
+    #[serde(skip)]
+    pub features: FeatureTable,
     /// Per file read by the lexical pass, the hashes of the identifiers it writes
     /// ([`lexical::FileStats::words`]): where the graph's scope looks for names.
     #[serde(skip)]
@@ -196,12 +227,16 @@ impl Location {
         let mut out = String::new();
         for (rank, a) in self.anchors.iter().enumerate() {
             let t = a.terms;
+            let eq6 = w.sem * t.sem + w.sum * t.sum + w.rule * t.rule + w.prior * t.prior;
+            let head = match self.scorer {
+                Scorer::Eq6 => format!("score {:.3} =", a.score),
+                Scorer::Learned => format!("learned score {:.3}; Eq. 6 {eq6:.3} =", a.score),
+            };
             out.push_str(&format!(
-                "{}. {} [{}] score {:.3} = sem {:.3} + sum {:.3} + rule {:.3} + prior {:.3}\n",
+                "{}. {} [{}] {head} sem {:.3} + sum {:.3} + rule {:.3} + prior {:.3}\n",
                 rank + 1,
                 a.path,
                 a.role,
-                a.score,
                 w.sem * t.sem,
                 w.sum * t.sum,
                 w.rule * t.rule,

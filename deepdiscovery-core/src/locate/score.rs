@@ -58,6 +58,8 @@ pub fn weights(preset: Preset, files: usize, ambiguity: f32) -> Weights {
     if let Preset::Fixed(w) = preset {
         return w;
     }
+    // Auto and Paper share the hand-set presets: the learned scorer reads Eq. 6's
+    // score as one of its features.
     let mix = |a: f32, b: f32| a + (b - a) * ambiguity;
     let mut w = Weights {
         sem: mix(CLEAR.sem, AMBIGUOUS.sem),

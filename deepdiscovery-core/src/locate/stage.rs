@@ -11,14 +11,17 @@ use super::assist;
 use super::counterparts;
 use super::cues::{self, Cue, CueKind, CueResolver, ResolvedCue};
 use super::environment::{Environment, ListedFile};
+use super::evidence::{self, Channel, Signal};
+use super::features::{self, FeatureTable};
 use super::history;
 use super::lexical::{self, LexicalView, Query};
+use super::ranker::Ranker;
 use super::report;
-use super::score::{self, noisy_or};
+use super::score;
 use super::task_type;
 use super::template;
 use super::view;
-use super::{LocateConfig, LocateCost, Location, ScoredFile, Terms};
+use super::{LocateConfig, LocateCost, Location, Preset, ScoredFile, Scorer, Terms};
 use crate::Result;
 use crate::artifact::{Role, is_test_file_name};
 use crate::plugins::LlmCaller;
@@ -140,7 +143,7 @@ pub(crate) fn run(
         .enumerate()
         .map(|(i, a)| (a.path.as_str(), i))
         .collect();
-    let mut evidence: Vec<Vec<(f32, String)>> = vec![Vec::new(); n];
+    let mut evidence: Vec<Vec<Signal>> = vec![Vec::new(); n];
     let mut package_modules: Vec<(&str, f32, String)> = Vec::new();
     for r in &resolved {
         let definers = defining_files(&r.cue, &query, &view, &r.files, &by_path);
@@ -151,26 +154,29 @@ pub(crate) fn run(
             };
             // A symbol the task names is strong evidence where it is defined, weak
             // where it is only used.
-            let (strength, what) = if definers.is_empty() {
+            let (strength, channel, what) = if definers.is_empty() {
                 (
                     r.cue.weight / (r.files.len() as f32).sqrt(),
+                    cue_channel(&r.cue),
                     describe_cue(&r.cue),
                 )
             } else if definers.contains(&i) {
                 (
                     r.cue.weight.max(DEFINED_SYMBOL) * rarity / (definers.len() as f32).sqrt(),
+                    Channel::Defines,
                     format!("defines {}", describe_cue(&r.cue)),
                 )
             } else {
                 (
                     0.5 * r.cue.weight * rarity / (r.files.len() as f32).sqrt(),
+                    Channel::Uses,
                     format!("uses {}", describe_cue(&r.cue)),
                 )
             };
             if names_package(&r.cue, f) {
                 package_modules.push((parent_dir(f), strength, r.cue.text.clone()));
             }
-            evidence[i].push((strength, what));
+            evidence[i].push(Signal::new(channel, strength, what));
         }
     }
     // A package the task names (`sphinx.ext.napoleon`) is its modules as much as its
@@ -189,13 +195,17 @@ pub(crate) fn run(
         .map(|i| Terms {
             sem: sem[i],
             sum: sum[i],
-            rule: noisy_or(evidence[i].iter().map(|e| e.0)),
+            rule: evidence::rule_term(&evidence[i]),
             prior: task_type::blended_prior(task_type, artifacts[i].role),
         })
         .collect();
+    // Files whose words say nothing of the task (below): Eq. 6 scores them without
+    // their words, and the learned scorer, which reads words in many ways, not at all.
+    let mut wordless = vec![false; n];
     // The task was written from the issue templates, not about them.
     for (i, a) in artifacts.iter().enumerate() {
         if template::is_issue_template(&a.path) {
+            wordless[i] = true;
             terms[i] = Terms {
                 sem: 0.0,
                 sum: 0.0,
@@ -207,6 +217,7 @@ pub(crate) fn run(
     // Nor about the copies kept per released version: they keep their prior and
     // any cue that names them, not the words they share with the current file.
     for i in archive::archived_copies(&paths) {
+        wordless[i] = true;
         terms[i] = Terms {
             sem: 0.0,
             sum: 0.0,
@@ -251,7 +262,8 @@ pub(crate) fn run(
             if let Some(&(w, index)) = symbols.get(def.name.as_str())
                 && !view.files[i].defines.contains(&index)
             {
-                evidence[i].push((
+                evidence[i].push(Signal::new(
+                    Channel::Defines,
                     w,
                     format!("defines `{}` (line {})", def.name, def.span.start),
                 ));
@@ -288,7 +300,9 @@ pub(crate) fn run(
                 for (k, &i) in candidates.iter().enumerate() {
                     let similarity = crate::plugins::cosine01(&task_vector, &vectors[k]);
                     terms[i].sem = 0.5 * terms[i].sem + 0.5 * similarity;
-                    evidence[i].push((0.0, format!("embedding similarity {similarity:.2}")));
+                    evidence[i].push(Signal::remark(format!(
+                        "embedding similarity {similarity:.2}"
+                    )));
                 }
             }
             None => notes
@@ -309,10 +323,9 @@ pub(crate) fn run(
         if !judged.is_empty() {
             for (i, alignment) in judged {
                 terms[i].sum = alignment;
-                evidence[i].push((
-                    0.0,
-                    format!("the model judged its alignment with the task {alignment:.2} (s_sum)"),
-                ));
+                evidence[i].push(Signal::remark(format!(
+                    "the model judged its alignment with the task {alignment:.2} (s_sum)"
+                )));
             }
             weights = score::with_judged_summary(weights);
         }
@@ -322,23 +335,69 @@ pub(crate) fn run(
     transfer_from_tests(&artifacts, &candidates, &terms, &mut evidence);
     // Evidence and s_sem changed for candidates and test subjects: score again.
     for i in 0..n {
-        terms[i].rule = noisy_or(evidence[i].iter().map(|e| e.0));
+        terms[i].rule = evidence::rule_term(&evidence[i]);
         scores[i] = score::combine(&weights, &terms[i], &config.ablation);
     }
     // The counterparts of the best candidates share their evidence: a fix of one
     // often has to be repeated in the other.
     for i in counterparts::share_evidence(&artifacts, &scores, &mut evidence) {
-        terms[i].rule = noisy_or(evidence[i].iter().map(|e| e.0));
+        terms[i].rule = evidence::rule_term(&evidence[i]);
         scores[i] = score::combine(&weights, &terms[i], &config.ablation);
     }
+
+    // The candidates again, by the final Eq. 6 scores, and their features.
+    let mut order: Vec<usize> = (0..n)
+        .filter(|&i| scores[i] > 0.0 && !wordless[i])
+        .collect();
+    order.sort_by(|&a, &b| {
+        scores[b]
+            .total_cmp(&scores[a])
+            .then(artifacts[a].path.cmp(&artifacts[b].path))
+    });
+    order.truncate(wanted);
+    let inputs = features::Inputs {
+        artifacts: &artifacts,
+        view: &view,
+        query: &query,
+        terms: &terms,
+        scores: &scores,
+        evidence: &evidence,
+        cues: &resolved,
+        ambiguity,
+        title: &title_terms(&query, text),
+    };
+    let rows = features::compute(&inputs, &order);
+    // The learned scorer re-ranks the candidates (Auto); the paper's presets and
+    // fixed weights keep Eq. 6.
+    // An ablated term of Eq. 6 measures Eq. 6: the learned scorer reads every term.
+    let ablated = {
+        let a = &config.ablation;
+        a.no_sem || a.no_sum || a.no_rule || a.no_prior
+    };
+    let ranker = match config.preset {
+        Preset::Auto if !ablated => Ranker::builtin(),
+        _ => None,
+    };
+    let mut learned: HashMap<usize, String> = HashMap::new();
+    if let Some(ranker) = ranker {
+        learned = rerank(ranker, &order, &rows, &mut scores);
+    }
+    let table = FeatureTable {
+        rows: order
+            .iter()
+            .zip(rows)
+            .map(|(&i, row)| (artifacts[i].path.clone(), row))
+            .collect(),
+    };
 
     let mut ranked: Vec<ScoredFile> = (0..n)
         .filter(|&i| scores[i] > 0.0)
         .map(|i| {
-            let mut signals: Vec<(f32, String)> = evidence[i].clone();
-            signals.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            signals.dedup_by(|a, b| a.1 == b.1);
-            let mut shown: Vec<String> = signals.into_iter().take(5).map(|s| s.1).collect();
+            let mut signals: Vec<Signal> = evidence[i].clone();
+            signals.sort_by(|a, b| b.strength.total_cmp(&a.strength).then(a.what.cmp(&b.what)));
+            signals.dedup_by(|a, b| a.what == b.what);
+            let mut shown: Vec<String> = learned.remove(&i).into_iter().collect();
+            shown.extend(signals.into_iter().take(5).map(|s| s.what));
             if !sem_terms[i].is_empty() {
                 let words: Vec<&str> = sem_terms[i]
                     .iter()
@@ -368,12 +427,18 @@ pub(crate) fn run(
         environment,
         task_type,
         cues: resolved,
+        scorer: if ranker.is_some() {
+            Scorer::Learned
+        } else {
+            Scorer::Eq6
+        },
         weights,
         view,
         notes,
         constraints: judgment.constraints,
         llm: None,
         parsed: facts.iter().map(|(path, _)| path.clone()).collect(),
+        features: table,
         words: Arc::new(words),
         cost: LocateCost {
             files_read: n - by_path_alone,
@@ -381,6 +446,63 @@ pub(crate) fn run(
             millis: start.elapsed().as_secs_f64() * 1e3,
         },
     })
+}
+
+/// How many features an explanation of a learned score names.
+const EXPLAINED_FEATURES: usize = 4;
+
+/// Re-orders the candidates (`order`, with their feature `rows`) by the learned
+/// scorer. The order is the learned one; the scores stay on Eq. 6's scale: the
+/// candidate the scorer puts k-th gets the k-th best Eq. 6 score of the candidates
+/// (equal probabilities, equal scores), so that the Inference stage, whose Eq. 7 and
+/// Eq. 8 read Location scores against the rest of the repository, sees the scale it
+/// was built for, and every file beyond the candidates keeps its score. Returns, per
+/// candidate, the sentence that explains its place: its probability and the features
+/// that moved it most.
+fn rerank(
+    ranker: &Ranker,
+    order: &[usize],
+    rows: &[Vec<f32>],
+    scores: &mut [f32],
+) -> HashMap<usize, String> {
+    let mut eq6: Vec<f32> = order.iter().map(|&i| scores[i]).collect();
+    let mut learned: Vec<(usize, f32)> = Vec::with_capacity(order.len());
+    let mut explained = HashMap::new();
+    for ((&i, row), &before) in order.iter().zip(rows).zip(&eq6) {
+        let (probability, parts) = ranker.score(row);
+        learned.push((i, probability));
+        let mut named: Vec<(usize, f32)> = parts.into_iter().enumerate().collect();
+        named.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then(a.0.cmp(&b.0)));
+        let reasons: Vec<String> = named
+            .iter()
+            .take(EXPLAINED_FEATURES)
+            .filter(|(_, c)| c.abs() >= 0.01)
+            .map(|&(f, c)| format!("{} {c:+.2}", features::FEATURE_NAMES[f]))
+            .collect();
+        let reasons = if reasons.is_empty() {
+            "nothing".to_string()
+        } else {
+            reasons.join(", ")
+        };
+        explained.insert(
+            i,
+            format!(
+                "learned score {probability:.2} (Eq. 6 {before:.2}); log-odds moved most by \
+                 {reasons}"
+            ),
+        );
+    }
+    // `order` is by Eq. 6, best first: a stable sort keeps that order among equals.
+    learned.sort_by(|a, b| b.1.total_cmp(&a.1));
+    eq6.sort_by(|a, b| b.total_cmp(a));
+    let mut group_score = 0.0;
+    for (k, &(i, probability)) in learned.iter().enumerate() {
+        if k == 0 || probability != learned[k - 1].1 {
+            group_score = eq6[k];
+        }
+        scores[i] = group_score;
+    }
+    explained
 }
 
 /// The lexical pass over every file; in a repository of more than
@@ -476,6 +598,19 @@ fn title(text: &str) -> Option<&str> {
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines.next()?;
     lines.next().map(|_| first)
+}
+
+/// Per query term, whether the task's title (all of a one-line task) has it.
+fn title_terms(query: &Query, text: &str) -> Vec<bool> {
+    let mut in_title = std::collections::HashSet::new();
+    lexical::tokenize(title(text).unwrap_or(text), |t| {
+        in_title.insert(t);
+    });
+    query
+        .terms
+        .iter()
+        .map(|(t, _)| in_title.contains(t))
+        .collect()
 }
 
 /// Resolves cues with the listing and the lexical pass (no parsing needed).
@@ -580,6 +715,15 @@ fn describe_cue(cue: &Cue) -> String {
     }
 }
 
+/// The channel of a cue's evidence where no file defines what it names.
+fn cue_channel(cue: &Cue) -> Channel {
+    match cue.kind {
+        CueKind::Path => Channel::Path,
+        CueKind::StackFrame => Channel::Trace,
+        _ => Channel::OtherCue,
+    }
+}
+
 /// Whether a cue names the package whose `__init__.py` it resolved to: a module path
 /// (`sphinx.ext.napoleon`, `sphinx/ext/napoleon`) that ends with the package's name,
 /// not a word that happens to occur in it.
@@ -599,7 +743,7 @@ fn names_package(cue: &Cue, file: &str) -> bool {
 fn spread_to_modules(
     artifacts: &[ArtifactInfo],
     packages: &[(&str, f32, String)],
-    evidence: &mut [Vec<(f32, String)>],
+    evidence: &mut [Vec<Signal>],
 ) {
     for (dir, strength, name) in packages {
         let modules: Vec<usize> = artifacts
@@ -614,7 +758,8 @@ fn spread_to_modules(
             .collect();
         let each = PACKAGE_SHARE * strength / (modules.len().max(1) as f32).sqrt();
         for i in modules {
-            evidence[i].push((
+            evidence[i].push(Signal::new(
+                Channel::Package,
                 each,
                 format!("a module of the package `{name}` the task names"),
             ));
@@ -627,7 +772,7 @@ fn name_templates(
     artifacts: &[ArtifactInfo],
     query: &Query,
     named: &std::collections::HashSet<usize>,
-    evidence: &mut [Vec<(f32, String)>],
+    evidence: &mut [Vec<Signal>],
 ) {
     let terms: HashMap<&str, f32> = query.terms.iter().map(|(t, w)| (t.as_str(), *w)).collect();
     for (i, a) in artifacts.iter().enumerate() {
@@ -643,7 +788,8 @@ fn name_templates(
             && terms.contains_key(first.as_str())
             && first.len() >= 4
         {
-            evidence[i].push((
+            evidence[i].push(Signal::new(
+                Channel::NameTerm,
                 0.35,
                 format!("file name `{name}` matches the task term `{first}`"),
             ));
@@ -658,7 +804,8 @@ fn name_templates(
                 && terms.contains_key(first.as_str())
                 && first.len() >= 4
             {
-                evidence[i].push((
+                evidence[i].push(Signal::new(
+                    Channel::NameTerm,
                     0.15,
                     format!("directory `{last_dir}` matches the task term `{first}`"),
                 ));
@@ -718,7 +865,7 @@ fn transfer_from_tests(
     artifacts: &[ArtifactInfo],
     candidates: &[usize],
     terms: &[Terms],
-    evidence: &mut [Vec<(f32, String)>],
+    evidence: &mut [Vec<Signal>],
 ) {
     let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, a) in artifacts.iter().enumerate() {
@@ -741,7 +888,8 @@ fn transfer_from_tests(
             }
             for &i in targets {
                 let strength = 0.6 * terms[t].sem / (targets.len() as f32).sqrt();
-                evidence[i].push((
+                evidence[i].push(Signal::new(
+                    Channel::TestLend,
                     strength,
                     format!("tested by `{}`, which matches the task", test.path),
                 ));
@@ -822,7 +970,7 @@ fn stems_in_task(
     artifacts: &[ArtifactInfo],
     text: &str,
     cues: &[Cue],
-    evidence: &mut [Vec<(f32, String)>],
+    evidence: &mut [Vec<Signal>],
 ) -> std::collections::HashSet<usize> {
     let code_like = |w: &str| {
         w.contains('_')
@@ -859,7 +1007,8 @@ fn stems_in_task(
         let strength = 0.8 / (files.len() as f32).sqrt();
         for i in files {
             matched.insert(i);
-            evidence[i].push((
+            evidence[i].push(Signal::new(
+                Channel::Stem,
                 strength,
                 format!("file name `{stem}` is written in the task"),
             ));

@@ -1,6 +1,6 @@
 //! The Location stage on the `locate_app` fixture: each kind of cue finds its anchor.
 
-use deepdiscovery_core::locate::{Ablation, LocateConfig, Location};
+use deepdiscovery_core::locate::{Ablation, FEATURE_NAMES, LocateConfig, Location, Preset, Scorer};
 use deepdiscovery_core::{Error, Hints, Session, Task};
 
 use crate::support::fixture_path;
@@ -154,7 +154,12 @@ fn hints_are_strong_evidence() {
 
 #[test]
 fn ablation_switches_remove_their_term() {
-    let full = locate(TRACE);
+    // Ablations measure Eq. 6: compare with Eq. 6 alone.
+    let paper = LocateConfig {
+        preset: Preset::Paper,
+        ..LocateConfig::default()
+    };
+    let full = locate_with(TRACE, &paper);
     let config = LocateConfig {
         ablation: Ablation {
             no_rule: true,
@@ -390,14 +395,114 @@ fn the_counterpart_of_a_strong_candidate_ranks_beside_it() {
     files.push(("app/__init__.py".into(), String::new()));
     let task = "MySQL: truncating a date to the month ignores the connection's timezone. \
                 `date_trunc_sql` in the MySQL backend drops tzname.";
-    let location = locate_in(files, task);
-    assert_eq!(location.ranked[0].path, "app/backends/mysql/operations.py");
-    assert_ranked_for(
-        &location,
-        "app/backends/postgresql/operations.py",
-        3,
-        "the same file in a parallel directory as `app/backends/mysql/operations.py`",
+    // Eq. 6 (the paper's presets) ranks the twin beside its source; the learned
+    // scorer, which weighs counterpart evidence as the mined and development tasks
+    // taught it, keeps it among the anchors.
+    let session = Session::new(deepdiscovery_core::MemorySource::from_files(files).unwrap());
+    let task = Task::new(task).unwrap();
+    let paper = LocateConfig {
+        preset: Preset::Paper,
+        ..LocateConfig::default()
+    };
+    let twin = "app/backends/postgresql/operations.py";
+    let says = "the same file in a parallel directory as `app/backends/mysql/operations.py`";
+    for (config, within) in [(paper, 3), (LocateConfig::default(), 8)] {
+        let location = session.locate(&task, &config).unwrap();
+        assert_eq!(location.ranked[0].path, "app/backends/mysql/operations.py");
+        assert_ranked_for(&location, twin, within, says);
+    }
+}
+
+#[test]
+fn the_learned_scorer_is_the_default_and_eq6_its_ablation() {
+    let learned = locate(TRACE);
+    assert_eq!(learned.scorer, Scorer::Learned);
+    let first = &learned.anchors[0];
+    assert_eq!(first.path, "inventory/pricing/currency.py");
+    // Each learned score says what moved it.
+    assert!(
+        first.signals[0].starts_with("learned score") && first.signals[0].contains("moved most by"),
+        "{:?}",
+        first.signals
     );
+    assert!(learned.explain().contains("learned score"));
+    let paper = locate_with(
+        TRACE,
+        &LocateConfig {
+            preset: Preset::Paper,
+            ..LocateConfig::default()
+        },
+    );
+    assert_eq!(paper.scorer, Scorer::Eq6);
+    assert_eq!(paper.anchors[0].path, "inventory/pricing/currency.py");
+    assert!(
+        paper
+            .anchors
+            .iter()
+            .all(|a| a.signals.iter().all(|s| !s.contains("learned")))
+    );
+    // An ablated term of Eq. 6 measures Eq. 6.
+    let ablated = locate_with(
+        TRACE,
+        &LocateConfig {
+            ablation: Ablation {
+                no_sum: true,
+                ..Ablation::default()
+            },
+            ..LocateConfig::default()
+        },
+    );
+    assert_eq!(ablated.scorer, Scorer::Eq6);
+    // The features the scorer read are there for every candidate.
+    assert_eq!(
+        learned.features.rows.len(),
+        learned.parsed.len().min(learned.ranked.len())
+    );
+    assert!(
+        learned
+            .features
+            .rows
+            .iter()
+            .all(|(_, row)| row.len() == FEATURE_NAMES.len())
+    );
+}
+
+/// The learned scores of the fixture, pinned: retraining `ranker.json` must show up
+/// here, never change results silently.
+#[test]
+fn learned_scores_are_pinned_on_the_fixture() {
+    let location = locate(TRACE);
+    let top: Vec<(&str, String, &str)> = location
+        .ranked
+        .iter()
+        .take(3)
+        .map(|f| {
+            let learned = f.signals[0].split(';').next().unwrap_or_default();
+            (f.path.as_str(), format!("{:.3}", f.score), learned)
+        })
+        .collect();
+    let expected = [
+        (
+            "inventory/pricing/currency.py",
+            "0.995",
+            "learned score 0.70 (Eq. 6 0.99)",
+        ),
+        (
+            "inventory/api/routes.py",
+            "0.961",
+            "learned score 0.49 (Eq. 6 0.96)",
+        ),
+        (
+            "inventory/pricing/discounts.py",
+            "0.914",
+            "learned score 0.43 (Eq. 6 0.91)",
+        ),
+    ];
+    let expected: Vec<(&str, String, &str)> = expected
+        .iter()
+        .map(|(p, s, l)| (*p, s.to_string(), *l))
+        .collect();
+    assert_eq!(top, expected);
 }
 
 #[test]

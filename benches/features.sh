@@ -1,0 +1,31 @@
+#!/bin/sh
+# The training data of the learned scorer (`make train`): the Location stage's
+# feature rows of every candidate, on the four task sets, in git work trees with
+# history (as users run).
+#
+#   sh benches/features.sh OUT_DIR
+#
+# Environment: MIRRORS (the git mirrors, default /work/.mirror), CHECKOUTS (where
+# the work trees go, one folder per set, default /work/checkouts-features), TASKS
+# (default: the development sets of ../shared/bench and the mined sets of
+# benches/mine_tasks.py + benches/sample_mined.py, as NAME=FILE words):
+#   lite=/work/mined/lite_avail.jsonl   SWE-bench Lite dev tasks whose repository
+#                                       could be fetched
+#   ml=/work/shared/bench/multilingual_dev.jsonl
+#   sample=/work/mined/sample.jsonl     the mined evaluation sample (4 per repo)
+#   train=/work/mined/train.jsonl       8 more per repo, apart from the sample
+set -eu
+out=${1:?usage: sh benches/features.sh OUT_DIR}
+mirrors=${MIRRORS:-/work/.mirror}
+checkouts=${CHECKOUTS:-/work/checkouts-features}
+tasks=${TASKS:-"lite=/work/mined/lite_avail.jsonl ml=/work/shared/bench/multilingual_dev.jsonl sample=/work/mined/sample.jsonl train=/work/mined/train.jsonl"}
+mkdir -p "$out"
+cargo build --release -q -p deepdiscovery-core --example eval_tasks
+for set in $tasks; do
+    name=${set%%=*}
+    file=${set#*=}
+    target/release/examples/eval_tasks --locate --features --with-history \
+        --mirrors "$mirrors" --checkouts "$checkouts/$name" \
+        --json "$out/$name.jsonl" "$file" > "$out/$name.txt" 2>&1
+    tail -n 3 "$out/$name.txt"
+done

@@ -1,0 +1,280 @@
+//! The features of a candidate file that the learned scorer reads: Eq. 6's terms
+//! taken apart (BM25 per field, every channel of s_rule, the role prior) together
+//! with what describes the file and the query (size, depth, how peaked the evidence
+//! is).
+//!
+//! Computed for the candidates only, after the Location stage has gathered all its
+//! evidence. The same table is what `eval_tasks --features` writes for training.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::Terms;
+use super::cues::{CueKind, ResolvedCue};
+use super::evidence::{self, Channel, Signal};
+use super::lexical::{FIELDS, Field, LexicalView, Query};
+use crate::artifact::Role;
+use crate::resolve::{file_name, parent_dir};
+use crate::session::ArtifactInfo;
+
+/// The names of the features, in the order of every row.
+pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
+    // Eq. 6's terms and its hand-weighted combination.
+    "sem",
+    "sum",
+    "rule",
+    "prior",
+    "eq6",
+    "eq6_ratio",
+    "eq6_rank",
+    "sem_rank",
+    // BM25 per field, relative to the best candidate, and the query's weight covered.
+    "bm25_name",
+    "bm25_dir",
+    "bm25_defs",
+    "bm25_body",
+    "cover_name",
+    "cover_dir",
+    "cover_defs",
+    "cover_body",
+    // The share of the title's query weight found in the name and directories, the
+    // definitions, the body.
+    "title_path",
+    "title_defs",
+    "title_body",
+    // s_rule per channel (see `evidence::Channel::SCORED`).
+    "ev_path",
+    "ev_trace",
+    "ev_defines",
+    "ev_uses",
+    "ev_other_cue",
+    "ev_package",
+    "ev_stem",
+    "ev_name_term",
+    "ev_co_change",
+    "ev_test_lend",
+    "ev_counterpart",
+    "channels",
+    "rule_rank",
+    // The query's named symbols and phrases this file defines, mentions, contains.
+    "symbols_defined",
+    "symbols_mentioned",
+    "phrases_found",
+    // The file.
+    "role_source",
+    "role_test",
+    "role_config",
+    "role_build",
+    "role_docs",
+    "role_schema",
+    "role_script",
+    "role_example",
+    "role_other",
+    "depth",
+    "log_size",
+    "language_share",
+    "name_shared",
+    // The neighbourhood among the candidates: in the best candidate's directory, how
+    // many candidates share the file's directory.
+    "same_dir_as_best",
+    "dir_candidates",
+    // The query.
+    "ambiguity",
+    "log_files",
+    "query_terms",
+    "query_symbols",
+    "has_trace",
+];
+
+/// How many features a row has.
+pub const FEATURE_COUNT: usize = 55;
+
+/// The feature rows of the candidates of one query.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FeatureTable {
+    /// Per candidate, in the order scored: its path and its row (see
+    /// [`FEATURE_NAMES`]).
+    pub rows: Vec<(String, Vec<f32>)>,
+}
+
+/// What the Location stage knows when the features are computed, indexed like the
+/// artifacts.
+pub(crate) struct Inputs<'a> {
+    pub artifacts: &'a [ArtifactInfo],
+    pub view: &'a LexicalView,
+    pub query: &'a Query,
+    pub terms: &'a [Terms],
+    pub scores: &'a [f32],
+    pub evidence: &'a [Vec<Signal>],
+    pub cues: &'a [ResolvedCue],
+    pub ambiguity: f32,
+    /// Per query term, whether it is a term of the task's title.
+    pub title: &'a [bool],
+}
+
+/// The rows of `candidates` (artifact indexes, best first by Eq. 6).
+pub(crate) fn compute(inputs: &Inputs<'_>, candidates: &[usize]) -> Vec<Vec<f32>> {
+    let n = inputs.artifacts.len();
+    let ln1 = |x: f32| (1.0 + x).ln();
+    let rank_of = |values: &[f32]| -> HashMap<usize, usize> {
+        // Rank among the candidates: how many score strictly higher (0 for the best),
+        // so that equal files get equal ranks whatever their order.
+        let mut sorted: Vec<f32> = candidates.iter().map(|&i| values[i]).collect();
+        sorted.sort_by(|a, b| b.total_cmp(a));
+        candidates
+            .iter()
+            .map(|&i| (i, sorted.partition_point(|&v| v > values[i])))
+            .collect()
+    };
+    let sem: Vec<f32> = inputs.terms.iter().map(|t| t.sem).collect();
+    let eq6_rank = rank_of(inputs.scores);
+    let sem_rank = rank_of(&sem);
+    let rule: Vec<f32> = inputs.terms.iter().map(|t| t.rule).collect();
+    let rule_rank = rank_of(&rule);
+    let title_weight: f32 = query_weight(inputs.query, inputs.title, |_| true);
+    let mut per_dir: HashMap<&str, usize> = HashMap::new();
+    for &i in candidates {
+        *per_dir
+            .entry(parent_dir(&inputs.artifacts[i].path))
+            .or_default() += 1;
+    }
+    let best_dir = candidates
+        .first()
+        .map(|&i| parent_dir(&inputs.artifacts[i].path));
+    let top = candidates
+        .iter()
+        .map(|&i| inputs.scores[i])
+        .fold(0.0f32, f32::max)
+        .max(1e-6);
+    let fields: Vec<([f32; FIELDS], [f32; FIELDS])> = candidates
+        .iter()
+        .map(|&i| inputs.view.field_match(inputs.query, i))
+        .collect();
+    let mut best_field = [0.0f32; FIELDS];
+    for (score, _) in &fields {
+        for f in 0..FIELDS {
+            best_field[f] = best_field[f].max(score[f]);
+        }
+    }
+    let mut languages: HashMap<_, usize> = HashMap::new();
+    let mut names: HashMap<&str, usize> = HashMap::new();
+    for a in inputs.artifacts {
+        *languages.entry(a.language).or_default() += 1;
+        *names.entry(file_name(&a.path)).or_default() += 1;
+    }
+    let query = inputs.query;
+    let has_trace = inputs
+        .cues
+        .iter()
+        .any(|r| r.cue.kind == CueKind::StackFrame);
+    let share = |found: usize, of: usize| {
+        if of == 0 {
+            0.0
+        } else {
+            found as f32 / of as f32
+        }
+    };
+    candidates
+        .iter()
+        .zip(&fields)
+        .map(|(&i, (score, covered))| {
+            let a = &inputs.artifacts[i];
+            let t = inputs.terms[i];
+            let stats = &inputs.view.files[i];
+            let signals = &inputs.evidence[i];
+            let mut row = Vec::with_capacity(FEATURE_COUNT);
+            row.extend([
+                t.sem,
+                t.sum,
+                t.rule,
+                t.prior,
+                inputs.scores[i],
+                inputs.scores[i] / top,
+                ln1(eq6_rank[&i] as f32),
+                ln1(sem_rank[&i] as f32),
+            ]);
+            for f in 0..FIELDS {
+                row.push(if best_field[f] > 0.0 {
+                    score[f] / best_field[f]
+                } else {
+                    0.0
+                });
+            }
+            row.extend(covered.iter().copied());
+            let title_share = |fields: &[usize]| {
+                let found = query_weight(inputs.query, inputs.title, |t| {
+                    fields.iter().any(|&f| stats.counts[t][f] > 0)
+                });
+                if title_weight > 0.0 {
+                    found / title_weight
+                } else {
+                    0.0
+                }
+            };
+            row.extend([
+                title_share(&[Field::Name as usize, Field::Dir as usize]),
+                title_share(&[Field::Defs as usize]),
+                title_share(&[Field::Body as usize]),
+            ]);
+            let channels: Vec<f32> = Channel::SCORED
+                .iter()
+                .map(|&c| evidence::strongest(signals, c))
+                .collect();
+            let present = channels.iter().filter(|&&s| s > 0.0).count();
+            row.extend(channels);
+            row.push(present as f32);
+            row.push(ln1(rule_rank[&i] as f32));
+            row.extend([
+                share(stats.defines.len(), query.symbols.len()),
+                share(stats.mentions.len(), query.symbols.len()),
+                share(stats.phrases.len(), query.phrases.len()),
+            ]);
+            row.extend(Role::ALL.iter().map(|&r| f32::from(u8::from(a.role == r))));
+            row.extend([
+                a.path.matches('/').count() as f32,
+                ln1(a.size as f32),
+                share(languages[&a.language], n),
+                ln1(names[file_name(&a.path)] as f32 - 1.0),
+                f32::from(u8::from(best_dir == Some(parent_dir(&a.path)))),
+                ln1(per_dir[parent_dir(&a.path)] as f32 - 1.0),
+                inputs.ambiguity,
+                ln1(n as f32),
+                ln1(query.terms.len() as f32),
+                ln1(query.symbols.len() as f32),
+                f32::from(u8::from(has_trace)),
+            ]);
+            debug_assert_eq!(row.len(), FEATURE_COUNT);
+            row
+        })
+        .collect()
+}
+
+/// The query weight of the title's terms that pass `found` (term index).
+fn query_weight(query: &Query, title: &[bool], found: impl Fn(usize) -> bool) -> f32 {
+    query
+        .terms
+        .iter()
+        .enumerate()
+        .filter(|&(t, _)| title.get(t).copied().unwrap_or(false) && found(t))
+        .map(|(_, (_, w))| *w)
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_cover_every_channel() {
+        let mut names = FEATURE_NAMES.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), FEATURE_COUNT);
+        for c in Channel::SCORED {
+            let name = format!("ev_{}", c.name());
+            assert!(FEATURE_NAMES.contains(&name.as_str()), "{name}");
+        }
+        assert_eq!(Role::ALL.len(), 9);
+    }
+}
