@@ -22,6 +22,7 @@ test: test-rust test-python test-c test-cross
 
 test-rust:
 	cargo test --workspace --exclude deepdiscovery-py
+	cargo test -p deepdiscovery-core --examples
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
@@ -83,7 +84,7 @@ train:
 	$(TRAIN_VENV)/bin/python benches/train_ranker.py \
 		--out deepdiscovery-core/src/locate/ranker.json \
 		--report benches/results/ranker-cv.md \
-		$(foreach s,lite ml sample train,$(if $(wildcard $(FEATURES)/$(s).jsonl),$(s)=$(FEATURES)/$(s).jsonl))
+		$(foreach s,lite ml sample train single,$(if $(wildcard $(FEATURES)/$(s).jsonl),$(s)=$(FEATURES)/$(s).jsonl))
 	cargo test -q -p deepdiscovery-core --lib ranker
 
 lint:

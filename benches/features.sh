@@ -14,11 +14,13 @@
 #   ml=/work/shared/bench/multilingual_dev.jsonl
 #   sample=/work/mined/sample.jsonl     the mined evaluation sample (4 per repo)
 #   train=/work/mined/train.jsonl       8 more per repo, apart from the sample
+#   single=/work/mined/single_sample.jsonl  single-file tasks of the same repositories
+#                                       (mine_tasks.py --gold-files 1-1, 6 per repo)
 set -eu
 out=${1:?usage: sh benches/features.sh OUT_DIR}
 mirrors=${MIRRORS:-/work/.mirror}
 checkouts=${CHECKOUTS:-/work/checkouts-features}
-tasks=${TASKS:-"lite=/work/mined/lite_avail.jsonl ml=/work/shared/bench/multilingual_dev.jsonl sample=/work/mined/sample.jsonl train=/work/mined/train.jsonl"}
+tasks=${TASKS:-"lite=/work/mined/lite_avail.jsonl ml=/work/shared/bench/multilingual_dev.jsonl sample=/work/mined/sample.jsonl train=/work/mined/train.jsonl single=/work/mined/single_sample.jsonl"}
 mkdir -p "$out"
 cargo build --release -q -p deepdiscovery-core --example eval_tasks
 for set in $tasks; do

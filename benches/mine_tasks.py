@@ -24,7 +24,8 @@ A commit on the first-parent history of HEAD (the newest `--max-commits`) become
 - the text, with trailers (Signed-off-by, Co-authored-by, ...), HTML comments and pure
   issue-reference lines removed, has at least 8 words;
 - the change touches at most 40 files and renames at most half of them (`-M`);
-- between 2 and 10 gold files remain, at least 2 of them existing at the base commit, and
+- between 2 and 10 gold files remain (`--gold-files MIN-MAX`), at least 2 of them (at
+  least MIN) existing at the base commit, and
   at least one of them is source code (by extension; `--allow-no-code` drops this rule, which
   otherwise removes docs-, CI- and packaging-only changes).
 
@@ -471,6 +472,7 @@ def normalize_language(lang):
 
 
 def main(argv=None):
+    global MIN_GOLD, MAX_GOLD, MIN_OLD_GOLD
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("repos", nargs="*", metavar="REPO", help="owner/name")
     ap.add_argument("--mirrors", default="/work/.mirror", help="directory of fetched git dirs")
@@ -483,7 +485,17 @@ def main(argv=None):
                     help="keep changes none of whose gold files is source code (docs/CI only)")
     ap.add_argument("--banned", default=DEFAULT_BANNED,
                     help="benchmark repository list whose repositories are refused")
+    ap.add_argument("--gold-files", default=f"{MIN_GOLD}-{MAX_GOLD}", metavar="MIN-MAX",
+                    help="how many gold files a task has (default 2-10, the multi-file "
+                         "set; 1-1 mines single-file tasks for the learned scorer)")
     args = ap.parse_args(argv)
+    try:
+        low, high = (int(x) for x in args.gold_files.split("-"))
+    except ValueError:
+        ap.error("--gold-files takes MIN-MAX, e.g. 2-10")
+    if not 1 <= low <= high:
+        ap.error("--gold-files needs 1 <= MIN <= MAX")
+    MIN_GOLD, MAX_GOLD, MIN_OLD_GOLD = low, high, min(low, MIN_OLD_GOLD)
 
     wanted = [(r, None) for r in args.repos]
     if args.repos_file:

@@ -25,6 +25,7 @@
 //! - `--clean` deletes each checkout after its task (checkouts are big);
 //! - `--locate` runs `Session::locate` only, as this harness did before `discover`
 //!   existed: the ranking and the anchors are scored, there is no returned set;
+//! - `--paper` scores with Eq. 6 alone (the paper's presets), not the learned scorer;
 //! - `--no-sem --no-sum --no-rule --no-prior` switch off one term of Eq. 6 each,
 //!   `--anchors K` sets K_a, `--budget TOKENS` sets Γ_max (its Location share sets
 //!   Γ_loc, so it matters to `--locate` too);
@@ -67,14 +68,14 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 use deepdiscovery_core::infer::StopReason;
-use deepdiscovery_core::locate::{FEATURE_NAMES, Location};
+use deepdiscovery_core::locate::{FEATURE_NAMES, Location, Preset};
 use deepdiscovery_core::{ContextPackage, DiscoverConfig, Session, Task};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 const USAGE: &str = "usage: eval_tasks [--limit N] [--repo OWNER/NAME] [--ids A,B] \
 [--checkouts DIR] [--mirrors DIR] [--checkout-script PATH] [--with-history] [--no-history] [--no-history-cues] [--clean] [--locate] \
-[--no-sem] [--no-sum] [--no-rule] [--no-prior] [--anchors K] [--budget TOKENS] \
+[--paper] [--no-sem] [--no-sum] [--no-rule] [--no-prior] [--anchors K] [--budget TOKENS] \
 [--location-only] [--no-compression] [--no-implicit] [--no-metadata-first] \
 [--tau X] [--kappa X] [--patience N] [--min-score-ratio X] [--json OUT] [--features] TASKS.jsonl...";
 
@@ -87,7 +88,7 @@ const JSON_TOP: usize = 20;
 /// How many distinct error messages the summary names.
 const MAX_FAILURE_KINDS: usize = 5;
 /// The stages of `discover` whose mean time the cost table gives, in report order.
-const STAGES: [&str; 4] = ["location", "graph", "expansion", "construction"];
+const STAGES: [&str; 5] = ["location", "scope", "graph", "expansion", "construction"];
 
 fn main() -> ExitCode {
     let options = match parse_args(std::env::args().skip(1)) {
@@ -214,6 +215,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
             "--no-sum" => o.config.location_ablation.no_sum = true,
             "--no-rule" => o.config.location_ablation.no_rule = true,
             "--no-prior" => o.config.location_ablation.no_prior = true,
+            "--paper" => o.config.preset = Preset::Paper,
             "--no-compression" => o.config.ablation.no_compression = true,
             "--location-only"
             | "--no-implicit"
@@ -1399,6 +1401,14 @@ mod tests {
     }
 
     #[test]
+    fn feature_rows_need_the_location_stage() {
+        let error = args(&["--features", "f"]).unwrap_err();
+        assert!(error.contains("--locate"), "{error}");
+        let o = args(&["--locate", "--features", "f"]).unwrap().unwrap();
+        assert!(o.features && o.locate);
+    }
+
+    #[test]
     fn parses_discover_flags() {
         let o = args(&[
             "--location-only",
@@ -1410,10 +1420,12 @@ mod tests {
             "0.3",
             "--kappa=0.5",
             "--no-prior",
+            "--paper",
             "f",
         ])
         .unwrap()
         .unwrap();
+        assert_eq!(o.config.preset, Preset::Paper);
         let a = o.config.ablation;
         assert!(a.location_only && a.no_compression && a.no_implicit && a.no_metadata_first);
         assert_eq!(o.config.budget.max_tokens, 8_000);

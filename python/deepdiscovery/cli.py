@@ -197,6 +197,12 @@ def _task_options(sub: argparse.ArgumentParser) -> None:
 def _query_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--anchors", type=int, metavar="K", help="how many anchors to select (8)")
     sub.add_argument(
+        "--preset",
+        choices=("auto", "paper"),
+        help="how candidates are scored: auto (the learned scorer, default) or paper "
+        "(Eq. 6 alone, the paper's hand-set coefficients)",
+    )
+    sub.add_argument(
         "--no-history",
         action="store_true",
         help="do not read the git history (no co-change relations; faster)",
@@ -333,7 +339,7 @@ def _read_task(args: argparse.Namespace) -> str:
 def _config(args: argparse.Namespace) -> Config:
     """The :class:`Config` of the options given; the core checks their ranges."""
     changes: Dict[str, Any] = {}
-    for field in ("budget_tokens", "max_steps", "anchors", "location_only"):
+    for field in ("budget_tokens", "max_steps", "anchors", "location_only", "preset"):
         value = getattr(args, field, None)  # not every command has every option
         if value is not None and value is not False:
             changes[field] = value

@@ -132,6 +132,20 @@ def test_locate_prints_anchors_with_scores_and_signals(capsys):
     ]
 
 
+def test_preset_paper_scores_with_eq6_alone(capsys):
+    code, out, _ = run(
+        capsys, "locate", TASK, "--repo", REPO, "--preset", "paper", "--format", "json"
+    )
+    assert code == 0
+    located = json.loads(out)
+    assert located["scorer"] == "eq6"
+    direct = deepdiscovery.locate(REPO, TASK, preset="paper")
+    assert [a["path"] for a in located["anchors"]] == [a["path"] for a in direct["anchors"]]
+    assert [a["score"] for a in located["anchors"]] == [a["score"] for a in direct["anchors"]]
+    code, out, _ = run(capsys, "locate", TASK, "--repo", REPO, "--format", "json")
+    assert json.loads(out)["scorer"] == "learned"
+
+
 def test_version(capsys):
     assert run(capsys, "version") == (0, f"deepdiscovery {deepdiscovery.__version__}\n", "")
     code, out, _ = run(capsys, "--version")

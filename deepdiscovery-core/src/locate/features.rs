@@ -6,15 +6,17 @@
 //! Computed for the candidates only, after the Location stage has gathered all its
 //! evidence. The same table is what `eval_tasks --features` writes for training.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
 use super::Terms;
 use super::cues::{CueKind, ResolvedCue};
 use super::evidence::{self, Channel, Signal};
+use super::history::CoChanges;
 use super::lexical::{FIELDS, Field, LexicalView, Query};
 use crate::artifact::Role;
+use crate::facts::Facts;
 use crate::resolve::{file_name, parent_dir};
 use crate::session::ArtifactInfo;
 
@@ -79,6 +81,19 @@ pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
     // many candidates share the file's directory.
     "same_dir_as_best",
     "dir_candidates",
+    // Code links among the candidates (their tree-sitter facts): the strongest s_rule
+    // of a candidate that uses what this file defines, of one whose definitions this
+    // file uses, and how many candidates use what it defines.
+    "used_by_strong",
+    "uses_strong",
+    "used_by_candidates",
+    // The file defines what the body of a symbol the task names calls (the callees of
+    // the named function or class, where the fix often lies), weighted by the s_rule
+    // of the file that defines the named symbol.
+    "callee_of_named",
+    // The history (0 without one): how surely the file changes when one of the three
+    // best candidates by Eq. 6 does.
+    "co_change_best",
     // The query.
     "ambiguity",
     "log_files",
@@ -88,7 +103,7 @@ pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
 ];
 
 /// How many features a row has.
-pub const FEATURE_COUNT: usize = 55;
+pub const FEATURE_COUNT: usize = 60;
 
 /// The feature rows of the candidates of one query.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -111,7 +126,14 @@ pub(crate) struct Inputs<'a> {
     pub ambiguity: f32,
     /// Per query term, whether it is a term of the task's title.
     pub title: &'a [bool],
+    /// The tree-sitter facts of the files that have them, by artifact index.
+    pub facts: &'a HashMap<usize, &'a Facts>,
+    /// The history's co-change links (empty without a history).
+    pub co_changes: &'a CoChanges,
 }
+
+/// How many of the best candidates the co-change feature looks from.
+const CO_CHANGE_FROM: usize = 3;
 
 /// The rows of `candidates` (artifact indexes, best first by Eq. 6).
 pub(crate) fn compute(inputs: &Inputs<'_>, candidates: &[usize]) -> Vec<Vec<f32>> {
@@ -142,6 +164,15 @@ pub(crate) fn compute(inputs: &Inputs<'_>, candidates: &[usize]) -> Vec<Vec<f32>
     let best_dir = candidates
         .first()
         .map(|&i| parent_dir(&inputs.artifacts[i].path));
+    let links = code_links(inputs, candidates);
+    let best: Vec<usize> = candidates.iter().copied().take(CO_CHANGE_FROM).collect();
+    let co_change_best = |i: usize| {
+        best.iter()
+            .filter(|&&b| b != i)
+            .filter_map(|&b| inputs.co_changes.get(&(b as u32, i as u32)))
+            .copied()
+            .fold(0.0f32, f32::max)
+    };
     let top = candidates
         .iter()
         .map(|&i| inputs.scores[i])
@@ -238,6 +269,11 @@ pub(crate) fn compute(inputs: &Inputs<'_>, candidates: &[usize]) -> Vec<Vec<f32>
                 ln1(names[file_name(&a.path)] as f32 - 1.0),
                 f32::from(u8::from(best_dir == Some(parent_dir(&a.path)))),
                 ln1(per_dir[parent_dir(&a.path)] as f32 - 1.0),
+                links[&i].used_by_strong,
+                links[&i].uses_strong,
+                ln1(links[&i].used_by as f32),
+                links[&i].callee_of_named,
+                co_change_best(i),
                 inputs.ambiguity,
                 ln1(n as f32),
                 ln1(query.terms.len() as f32),
@@ -248,6 +284,106 @@ pub(crate) fn compute(inputs: &Inputs<'_>, candidates: &[usize]) -> Vec<Vec<f32>
             row
         })
         .collect()
+}
+
+/// A name shorter than this links nothing (`get`, `run`, `id`).
+const MIN_LINK_NAME: usize = 4;
+/// A name defined by more candidates than this links nothing either.
+const MAX_DEFINERS: usize = 2;
+
+/// How one candidate is linked to the others by code.
+#[derive(Debug, Default, Clone, Copy)]
+struct Links {
+    used_by_strong: f32,
+    uses_strong: f32,
+    used_by: usize,
+    callee_of_named: f32,
+}
+
+/// Per candidate, its code links with the other candidates: a candidate uses another
+/// when it references a name the other defines (a distinctive name: long enough,
+/// defined by at most [`MAX_DEFINERS`] candidates).
+fn code_links(inputs: &Inputs<'_>, candidates: &[usize]) -> HashMap<usize, Links> {
+    let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
+    for &i in candidates {
+        let Some(facts) = inputs.facts.get(&i) else {
+            continue;
+        };
+        let mut names: Vec<&str> = facts
+            .definitions
+            .iter()
+            .map(|d| d.name.as_str())
+            .filter(|n| n.len() >= MIN_LINK_NAME && !n.starts_with("__"))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        for name in names {
+            definers.entry(name).or_default().push(i);
+        }
+    }
+    let mut links: HashMap<usize, Links> =
+        candidates.iter().map(|&i| (i, Links::default())).collect();
+    let named: HashSet<&str> = inputs
+        .cues
+        .iter()
+        .filter_map(|r| match r.cue.kind {
+            CueKind::StackFrame => r.cue.function.as_deref(),
+            _ => super::stage::cue_symbol(&r.cue),
+        })
+        .map(|name| name.rsplit(['.', ':']).next().unwrap_or(name))
+        .collect();
+    for &user in candidates {
+        let Some(facts) = inputs.facts.get(&user) else {
+            continue;
+        };
+        let mut used: Vec<usize> = facts
+            .references
+            .iter()
+            .filter_map(|r| definers.get(r.name.as_str()))
+            .filter(|d| d.len() <= MAX_DEFINERS)
+            .flatten()
+            .copied()
+            .filter(|&d| d != user)
+            .collect();
+        used.sort_unstable();
+        used.dedup();
+        // What the bodies of the named symbols defined here refer to.
+        let bodies: Vec<(u32, u32)> = facts
+            .definitions
+            .iter()
+            .filter(|d| named.contains(d.name.as_str()))
+            .map(|d| (d.span.start, d.span.end))
+            .collect();
+        if !bodies.is_empty() {
+            let mut callees: Vec<usize> = facts
+                .references
+                .iter()
+                .filter(|r| bodies.iter().any(|&(a, b)| (a..=b).contains(&r.line)))
+                .filter_map(|r| definers.get(r.name.as_str()))
+                .filter(|d| d.len() <= MAX_DEFINERS)
+                .flatten()
+                .copied()
+                .filter(|&d| d != user)
+                .collect();
+            callees.sort_unstable();
+            callees.dedup();
+            let strength = inputs.terms[user].rule;
+            for callee in callees {
+                let l = links.entry(callee).or_default();
+                l.callee_of_named = l.callee_of_named.max(strength);
+            }
+        }
+        for defined in used {
+            let user_rule = inputs.terms[user].rule;
+            let defined_rule = inputs.terms[defined].rule;
+            let l = links.entry(defined).or_default();
+            l.used_by += 1;
+            l.used_by_strong = l.used_by_strong.max(user_rule);
+            let u = links.entry(user).or_default();
+            u.uses_strong = u.uses_strong.max(defined_rule);
+        }
+    }
+    links
 }
 
 /// The query weight of the title's terms that pass `found` (term index).

@@ -32,17 +32,23 @@ pub const CO_CHANGE_CUE: f32 = 0.5;
 /// its history.
 const NOTABLE_ACTIVITY: f32 = 0.5;
 
+/// The co-change links of the history: `(from, to)` (indexes of `paths`) to the
+/// confidence that `to` changes when `from` does.
+pub(super) type CoChanges = HashMap<(u32, u32), f32>;
+
 /// Adds co-change evidence, and activity remarks of strength 0, to `evidence`
-/// (indexed like `paths`).
+/// (indexed like `paths`). Returns every co-change link, for the learned scorer.
 pub(super) fn apply(
     history: &History,
     paths: &[&str],
     by_path: &HashMap<&str, usize>,
     evidence: &mut [Vec<Signal>],
-) {
+) -> CoChanges {
     let (edges, signals) = analyze(history, paths, |p| by_path.get(p).map(|&i| i as u32));
     let strength: Vec<f32> = evidence.iter().map(|e| rule_term(e)).collect();
+    let mut links = CoChanges::with_capacity(edges.len());
     for (from, to, data) in edges {
+        links.insert((from, to), data.confidence);
         let seed = strength[from as usize];
         if seed < SEED_EVIDENCE {
             continue;
@@ -63,4 +69,5 @@ pub(super) fn apply(
             )));
         }
     }
+    links
 }

@@ -185,10 +185,11 @@ pub(crate) fn run(
     let named = stems_in_task(&artifacts, text, &all_cues, &mut evidence);
     name_templates(&artifacts, &query, &named, &mut evidence);
     // The repository's past: co-change with strongly cued files.
+    let mut co_changes = history::CoChanges::new();
     if !config.ablation.no_history
         && let Some(past) = session.history()?
     {
-        history::apply(&past, &paths, &by_path, &mut evidence);
+        co_changes = history::apply(&past, &paths, &by_path, &mut evidence);
     }
 
     let mut terms: Vec<Terms> = (0..n)
@@ -355,6 +356,10 @@ pub(crate) fn run(
             .then(artifacts[a].path.cmp(&artifacts[b].path))
     });
     order.truncate(wanted);
+    let facts_of: HashMap<usize, &crate::facts::Facts> = facts
+        .iter()
+        .filter_map(|(path, f)| Some((*by_path.get(path.as_str())?, f.as_ref())))
+        .collect();
     let inputs = features::Inputs {
         artifacts: &artifacts,
         view: &view,
@@ -365,6 +370,8 @@ pub(crate) fn run(
         cues: &resolved,
         ambiguity,
         title: &title_terms(&query, text),
+        facts: &facts_of,
+        co_changes: &co_changes,
     };
     let rows = features::compute(&inputs, &order);
     // The learned scorer re-ranks the candidates (Auto); the paper's presets and
