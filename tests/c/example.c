@@ -40,8 +40,21 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  /* ranked_files: every considered file, selected ones first. */
+  /* files: the context package, in its order. */
+  printf("context package:\n");
+  rank = 0;
+  for (file = jm_first(jm_get(package, "files")); file; file = jm_next(file)) {
+    if (!jm_get_string(file, "path", path, sizeof path)) {
+      fprintf(stderr, "unexpected package JSON\n");
+      break;
+    }
+    printf("%3d. %s\n", ++rank, path);
+  }
+
+  /* ranked_files: every considered file; files cut as weak or over the budget keep
+     their place, unselected. */
   printf("ranked files:\n");
+  rank = 0;
   for (file = jm_first(jm_get(package, "ranked_files")); file; file = jm_next(file)) {
     const char *s = jm_get(file, "score");
     const char *selected = jm_get(file, "selected");

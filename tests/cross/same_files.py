@@ -21,13 +21,26 @@ import deepdiscovery
 
 
 def from_c(example: str, repo: str, task: str) -> List[str]:
-    """The `*`-marked lines of the C example's ranking are the package's files, in order."""
+    """The C example's "context package:" lines are the package's files, in order; its
+    `*`-marked ranking lines must be the same files."""
     out = subprocess.run([example, repo, task], check=True, capture_output=True, text=True).stdout
-    files = []
+    files: List[str] = []
+    marked: List[str] = []
+    section = None
     for line in out.splitlines():
+        if line.endswith(":") and not line[:1].isspace():
+            section = line
+            continue
         parts = line.split()
-        if len(parts) >= 3 and parts[0].rstrip(".").isdigit() and parts[1] == "*":
-            files.append(parts[2])
+        if not parts or not parts[0].rstrip(".").isdigit():
+            continue
+        if section == "context package:" and len(parts) == 2:
+            files.append(parts[1])
+        elif section == "ranked files:" and len(parts) >= 3 and parts[1] == "*":
+            marked.append(parts[2])
+    if sorted(marked) != sorted(files):
+        print(f"C: the ranking marks {marked}, the package holds {files}", file=sys.stderr)
+        return []
     return files
 
 
