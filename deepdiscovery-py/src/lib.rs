@@ -69,7 +69,7 @@ impl PySession {
     /// mapping of repository-relative path to text), with the session options as
     /// JSON (`config_json`: `builtin_rules`, `rules`, `history`) and optional
     /// plug-ins (`llm = (complete, name, context_window)`, `embedder = (embed,
-    /// dimension)`).
+    /// dimension)`, dimension 0 when the embedder does not declare one).
     #[new]
     #[pyo3(signature = (root=None, config_json=None, files=None, llm=None, embedder=None))]
     fn new(
@@ -99,14 +99,8 @@ impl PySession {
             session =
                 session.with_language_model(Arc::new(PyLanguageModel::new(complete, name, window)));
         }
+        // Dimension 0: not declared, learned from the embedder's first answer.
         if let Some((embed, dimension)) = embedder {
-            if dimension == 0 {
-                return Err(raise(
-                    py,
-                    "ConfigError",
-                    "invalid configuration: the embedding dimension must be at least 1".into(),
-                ));
-            }
             session = session.with_embedder(Arc::new(PyEmbedder::new(embed, dimension)));
         }
         Ok(PySession {

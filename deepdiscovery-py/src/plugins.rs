@@ -68,7 +68,8 @@ pub(crate) struct PyEmbedder {
 }
 
 impl PyEmbedder {
-    /// An embedder over `embed` whose vectors have `dimension` numbers.
+    /// An embedder over `embed` whose vectors have `dimension` numbers (0: not
+    /// declared, the session learns it from the first answer).
     pub fn new(embed: Py<PyAny>, dimension: usize) -> PyEmbedder {
         PyEmbedder { embed, dimension }
     }

@@ -103,16 +103,20 @@ def _as_float_lists(vectors: Any) -> Any:
 
 
 def _embedder_spec(embedder: Any) -> Optional[Tuple[Callable[[List[str]], Any], int]]:
-    """``(embed, dimension)`` from an object with ``embed(texts)`` and ``dimension``, or
-    a callable with a ``dimension`` attribute."""
+    """``(embed, dimension)`` from an object with ``embed(texts)``, or from a plain
+    callable ``texts -> vectors``. ``dimension`` is optional: without one, the session
+    takes the length of the first answer's vectors and holds later answers to it (0
+    tells the core so)."""
     if embedder is None:
         return None
     embed = getattr(embedder, "embed", None) or (embedder if callable(embedder) else None)
     if not callable(embed):
         raise PluginError("embedder must be callable, or have an embed(texts) method")
     dimension = getattr(embedder, "dimension", None)
-    if not isinstance(dimension, int) or isinstance(dimension, bool) or dimension <= 0:
-        raise PluginError("embedder.dimension must be a positive int")
+    if dimension is None:
+        dimension = 0
+    elif not isinstance(dimension, int) or isinstance(dimension, bool) or dimension <= 0:
+        raise PluginError("embedder.dimension, when given, must be a positive int")
     return (lambda texts: _as_float_lists(embed(texts))), dimension
 
 
@@ -125,8 +129,9 @@ class Session:
     repository). ``config`` (a :class:`Config`) sets the defaults of every query and
     the session options (history, built-in rules). ``llm`` is a callable
     ``complete(prompt) -> str`` or an object with ``complete``, ``name`` and
-    ``context_window``; ``embedder`` an object with ``embed(texts) -> list[list[float]]``
-    and ``dimension``. Plug-ins are called with the GIL held; when one raises or
+    ``context_window``; ``embedder`` a callable ``texts -> list[list[float]]`` (or numpy
+    arrays), or an object with ``embed(texts)`` and optionally ``dimension`` (without
+    it, the length of the first answer's vectors). Plug-ins are called with the GIL held; when one raises or
     answers garbage, the stage falls back to its deterministic path and the package's
     ``notes`` say so. ``rules`` is extra relation rules in the TOML format of the
     built-in rule file (a string, or a path to such a file).

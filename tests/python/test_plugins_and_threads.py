@@ -56,8 +56,51 @@ def test_a_failing_embedder_falls_back_and_says_so(embed, note):
 def test_plugins_must_be_usable_as_given():
     with pytest.raises(deepdiscovery.PluginError, match="callable"):
         deepdiscovery.Session(FIXTURES / "locate_app", llm=42)
+    with pytest.raises(deepdiscovery.PluginError, match="callable"):
+        deepdiscovery.Session(FIXTURES / "locate_app", embedder=42)
+
+    class Declared:
+        dimension = 0
+
+        def embed(self, texts):
+            return []
+
     with pytest.raises(deepdiscovery.PluginError, match="dimension"):
-        deepdiscovery.Session(FIXTURES / "locate_app", embedder=lambda texts: [])
+        deepdiscovery.Session(FIXTURES / "locate_app", embedder=Declared())
+
+
+def test_a_plain_function_is_an_embedder_and_its_dimension_is_learned():
+    words = BagOfWords()
+    calls = []
+
+    def embed(texts):
+        calls.append(len(texts))
+        # numpy-like rows are fine too; plain lists here.
+        return words.embed(texts)
+
+    session = deepdiscovery.Session(FIXTURES / "locate_app", embedder=embed)
+    location = session.locate(TASK)
+    assert len(calls) == 1
+    assert any("embedding similarity" in s for a in location["anchors"] for s in a["signals"])
+    # The same answer as with the dimension declared.
+    declared = deepdiscovery.Session(FIXTURES / "locate_app", embedder=BagOfWords()).locate(TASK)
+    assert [a["path"] for a in location["anchors"]] == [a["path"] for a in declared["anchors"]]
+    assert [a["score"] for a in location["anchors"]] == [a["score"] for a in declared["anchors"]]
+
+
+def test_an_embedder_that_changes_its_dimension_is_refused_then():
+    lengths = iter([4, 5, 5])
+
+    def embed(texts):
+        n = next(lengths, 5)
+        return [[1.0 + len(t) % 3] * n for t in texts]
+
+    session = deepdiscovery.Session(FIXTURES / "locate_app", embedder=embed)
+    first = session.discover(TASK)
+    assert not any("embedder failed" in n for n in first.notes), first.notes
+    second = session.discover(TASK)
+    assert any("embedder failed" in n for n in second.notes), second.notes
+    assert second.paths()[0] == "inventory/pricing/currency.py"
 
 
 def test_a_language_model_never_breaks_a_query():

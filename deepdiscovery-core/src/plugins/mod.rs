@@ -29,7 +29,9 @@ pub trait LanguageModel: Send + Sync {
 
 /// A text-embedding model: a batch of texts in, one vector per text out.
 pub trait Embedder: Send + Sync {
-    /// The dimension of every vector it returns.
+    /// The dimension of every vector it returns, or 0 when the embedder does not say:
+    /// then the session takes the length of its first valid answer as the dimension,
+    /// and holds every later answer to it.
     fn dimension(&self) -> usize;
     /// Embeds a batch. Must return exactly one vector of [`Embedder::dimension`]
     /// finite numbers per text; anything else is treated as a failed call.
@@ -60,6 +62,9 @@ pub fn cosine01(a: &[f32], b: &[f32]) -> f32 {
 #[derive(Debug, Default)]
 pub(crate) struct EmbeddingCache {
     vectors: std::sync::Mutex<std::collections::HashMap<(u64, usize), Vec<f32>>>,
+    /// The dimension learned from the first valid answer of an embedder that does
+    /// not declare one ([`Embedder::dimension`] 0).
+    learned: std::sync::OnceLock<usize>,
 }
 
 /// Cached views at most; beyond it the cache starts over (a bound, not an LRU: the
@@ -76,7 +81,11 @@ impl EmbeddingCache {
         task: &str,
         views: &[&str],
     ) -> Option<(Vec<f32>, Vec<Vec<f32>>)> {
-        let dim = embedder.dimension();
+        // 0 until an embedder without a declared dimension has answered once.
+        let dim = match embedder.dimension() {
+            0 => self.learned.get().copied().unwrap_or(0),
+            declared => declared,
+        };
         let keys: Vec<(u64, usize)> = views
             .iter()
             .map(|v| (xxhash_rust::xxh3::xxh3_64(v.as_bytes()), dim))
@@ -90,7 +99,21 @@ impl EmbeddingCache {
         };
         let mut texts: Vec<&str> = vec![task];
         texts.extend(missing.iter().map(|&k| views[k]));
-        let mut vectors = embed_checked(embedder, &texts)?.into_iter();
+        let answer = embed_checked(embedder, &texts, dim)?;
+        let mut keys = keys;
+        if dim == 0 {
+            // The first valid answer fixes the dimension (a concurrent first answer of
+            // another length is refused like any mismatch). Nothing was cached under
+            // the unknown one, so every view was asked for: key them by the new one.
+            let answered = answer.first().map_or(0, Vec::len);
+            if *self.learned.get_or_init(|| answered) != answered {
+                return None;
+            }
+            for key in &mut keys {
+                key.1 = answered;
+            }
+        }
+        let mut vectors = answer.into_iter();
         let task_vector = vectors.next()?;
         let mut cache = self.lock();
         if cache.len() + missing.len() > MAX_CACHED_EMBEDDINGS {
@@ -112,12 +135,21 @@ impl EmbeddingCache {
     }
 }
 
-/// Calls the embedder and checks its answer: the right count of vectors, each of the
-/// declared dimension, all finite.
-pub(crate) fn embed_checked(embedder: &dyn Embedder, texts: &[&str]) -> Option<Vec<Vec<f32>>> {
+/// Calls the embedder and checks its answer: the right count of vectors, each of
+/// `dim` numbers (0: of one and the same non-zero length), all finite.
+pub(crate) fn embed_checked(
+    embedder: &dyn Embedder,
+    texts: &[&str],
+    dim: usize,
+) -> Option<Vec<Vec<f32>>> {
     let vectors = embedder.embed(texts).ok()?;
-    let dim = embedder.dimension();
-    let valid = vectors.len() == texts.len()
+    let dim = if dim == 0 {
+        vectors.first().map_or(0, Vec::len)
+    } else {
+        dim
+    };
+    let valid = dim > 0
+        && vectors.len() == texts.len()
         && vectors
             .iter()
             .all(|v| v.len() == dim && v.iter().all(|x| x.is_finite()));
@@ -149,6 +181,56 @@ mod tests {
 
     #[test]
     fn garbage_from_an_embedder_is_rejected() {
-        assert!(embed_checked(&Bad, &["a"]).is_none());
+        assert!(embed_checked(&Bad, &["a"], 2).is_none());
+    }
+
+    /// Answers vectors of `len` numbers, counting its calls.
+    struct Sized {
+        len: std::sync::atomic::AtomicUsize,
+        calls: std::sync::atomic::AtomicUsize,
+    }
+    impl Embedder for Sized {
+        fn dimension(&self) -> usize {
+            0
+        }
+        fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+            use std::sync::atomic::Ordering::SeqCst;
+            self.calls.fetch_add(1, SeqCst);
+            let len = self.len.load(SeqCst);
+            Ok(texts
+                .iter()
+                .map(|t| vec![t.len() as f32 + 1.0; len])
+                .collect())
+        }
+    }
+
+    #[test]
+    fn an_undeclared_dimension_is_learned_from_the_first_answer() {
+        use std::sync::atomic::Ordering::SeqCst;
+        let embedder = Sized {
+            len: 3.into(),
+            calls: 0.into(),
+        };
+        let cache = EmbeddingCache::default();
+        let (task, views) = cache.embed(&embedder, "task", &["a", "bb"]).unwrap();
+        assert_eq!((task.len(), views.len(), views[1].len()), (3, 2, 3));
+        assert_eq!(
+            embedder.calls.load(SeqCst),
+            1,
+            "one call, not a probe and a call"
+        );
+        // Cached under the learned dimension: only the task is asked for again.
+        cache.embed(&embedder, "task", &["a", "bb"]).unwrap();
+        assert_eq!(embedder.calls.load(SeqCst), 2);
+        // A later answer of another length is refused, not mixed in.
+        embedder.len.store(4, SeqCst);
+        assert!(cache.embed(&embedder, "task", &["ccc"]).is_none());
+        // An empty vector is no dimension.
+        embedder.len.store(0, SeqCst);
+        assert!(
+            EmbeddingCache::default()
+                .embed(&embedder, "t", &["a"])
+                .is_none()
+        );
     }
 }
