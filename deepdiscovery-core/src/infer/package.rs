@@ -269,13 +269,56 @@ impl ContextPackage {
         self.files.iter().map(|f| f.path.as_str()).collect()
     }
 
-    /// The package rendered as Markdown for a prompt; within `budget.max_tokens`.
+    /// The package rendered as Markdown for a prompt; within `budget.max_tokens`. A
+    /// picture of the files and their relations ([`ContextPackage::to_mermaid`]) ends
+    /// it when it fits in the budget too: GitHub and notebooks draw it.
     pub fn to_markdown(&self) -> String {
         let mut out = self.render_head();
         for (rank, file) in self.files.iter().enumerate() {
             out.push_str(&render_file(rank + 1, file));
         }
         out.push_str(&self.render_tail());
+        if !self.files.is_empty() {
+            let picture = format!("## Picture\n\n```mermaid\n{}```\n", self.to_mermaid());
+            if estimate_tokens(&out) + estimate_tokens(&picture) <= self.budget.max_tokens {
+                out.push_str(&picture);
+            }
+        }
+        out
+    }
+
+    /// The files of the package (anchors drawn apart) and the relations among them as
+    /// a Mermaid flowchart, best file first. Labels are escaped (no quote, backtick,
+    /// angle bracket or line break of a path reaches the diagram's syntax); at most
+    /// [`MAX_RENDERED_RELATIONS`] relations, each once.
+    pub fn to_mermaid(&self) -> String {
+        let mut out = String::from("flowchart LR\n");
+        let mut id: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for (k, file) in self.files.iter().enumerate() {
+            id.insert(file.path.as_str(), k + 1);
+            let label = mermaid_label(&format!("{}\n{}", file.path, file.role));
+            out.push_str(&format!("  f{}[\"{label}\"]\n", k + 1));
+        }
+        let mut drawn = std::collections::HashSet::new();
+        for r in &self.relations {
+            let (Some(&a), Some(&b)) = (id.get(r.from.as_str()), id.get(r.to.as_str())) else {
+                continue;
+            };
+            if drawn.len() < MAX_RENDERED_RELATIONS && drawn.insert((a, b, r.relation)) {
+                out.push_str(&format!("  f{a} -->|{}| f{b}\n", r.relation.name()));
+            }
+        }
+        let anchors: Vec<String> = self
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.anchor)
+            .map(|(k, _)| format!("f{}", k + 1))
+            .collect();
+        if !anchors.is_empty() {
+            out.push_str("  classDef anchor stroke-width:3px\n");
+            out.push_str(&format!("  class {} anchor\n", anchors.join(",")));
+        }
         out
     }
 
@@ -374,6 +417,26 @@ impl ContextPackage {
         }
         out
     }
+}
+
+/// A Mermaid node label: the text with every character the diagram's syntax or the
+/// surrounding Markdown fence could read escaped as a Mermaid entity code, and line
+/// breaks as `<br>`.
+fn mermaid_label(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("<br>"),
+            '#' => out.push_str("#35;"),
+            '"' => out.push_str("#quot;"),
+            '<' => out.push_str("#lt;"),
+            '>' => out.push_str("#gt;"),
+            '`' => out.push_str("#96;"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// One file's Markdown section.

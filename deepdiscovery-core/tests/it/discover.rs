@@ -115,6 +115,67 @@ fn the_pricing_task_recovers_the_path_around_its_anchors() {
     assert!(markdown.starts_with("# Task context"));
     assert!(markdown.contains("def convert_currency"), "{markdown}");
     assert!(markdown.contains("## Relations"));
+    // The picture: one node per file, best first, an edge per relation among them,
+    // the anchors drawn apart; inside the budget.
+    let picture = package.to_mermaid();
+    assert!(markdown.ends_with(&format!("```mermaid\n{picture}```\n")));
+    assert!(picture.starts_with("flowchart LR\n"));
+    for (k, f) in package.files.iter().enumerate() {
+        assert!(
+            picture.contains(&format!("  f{}[\"{}<br>", k + 1, f.path)),
+            "{picture}"
+        );
+    }
+    let r = &package.relations[0];
+    let node = |p: &str| package.files.iter().position(|f| f.path == p).unwrap() + 1;
+    let edge = format!(
+        "  f{} -->|{}| f{}",
+        node(&r.from),
+        r.relation.name(),
+        node(&r.to)
+    );
+    assert!(picture.contains(&edge), "{edge} in {picture}");
+    assert!(picture.contains("class f1"), "{picture}");
+    assert!(package.budget.used_tokens <= package.budget.max_tokens);
+}
+
+#[test]
+fn the_picture_escapes_hostile_paths_and_yields_to_the_budget() {
+    let files = [
+        (
+            "src/a\"b`c.py",
+            "from src.x import run\n\ndef total():\n    return run()\n",
+        ),
+        ("src/x.py", "def run():\n    return 1\n"),
+        ("src/<i>#1.py", "def total_price():\n    return 2\n"),
+    ];
+    let session = Session::new(deepdiscovery_core::MemorySource::from_files(files).unwrap());
+    let task = Task::new("`total` in src is wrong").unwrap();
+    let package = session.discover(&task, &DiscoverConfig::default()).unwrap();
+    let picture = package.to_mermaid();
+    assert!(
+        !picture.contains('`') && !picture.contains("<i>"),
+        "{picture}"
+    );
+    assert!(picture.contains("a#quot;b#96;c.py") || picture.contains("#lt;i#gt;#35;1.py"));
+    for line in picture.lines().skip(1) {
+        // Every label's quotes are the node's own.
+        assert_eq!(line.matches('"').count() % 2, 0, "{line}");
+    }
+    // A budget too small for the picture leaves it out and stays within itself.
+    let small = DiscoverConfig {
+        budget: deepdiscovery_core::Budget {
+            max_tokens: 600,
+            ..deepdiscovery_core::Budget::default()
+        },
+        ..DiscoverConfig::default()
+    };
+    let tight = session.discover(&task, &small).unwrap();
+    assert!(tight.budget.used_tokens <= 600);
+    assert_eq!(
+        deepdiscovery_core::task::estimate_tokens(&tight.to_markdown()),
+        tight.budget.used_tokens
+    );
 }
 
 #[test]
