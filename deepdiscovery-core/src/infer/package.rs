@@ -290,7 +290,7 @@ impl ContextPackage {
     /// The files of the package (anchors drawn apart) and the relations among them as
     /// a Mermaid flowchart, best file first. Labels are escaped (no quote, backtick,
     /// angle bracket or line break of a path reaches the diagram's syntax); at most
-    /// [`MAX_RENDERED_RELATIONS`] relations, each once.
+    /// 40 relations, each once.
     pub fn to_mermaid(&self) -> String {
         let mut out = String::from("flowchart LR\n");
         let mut id: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
