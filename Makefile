@@ -27,7 +27,8 @@ test-rust:
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q "maturin>=1.9.4,<2" "pytest>=7" "mypy>=1.10" "mcp>=2,<3" "langchain-core>=1,<2"
+	$(VPY) -m pip install -q "maturin>=1.9.4,<2" "pytest>=7" "mypy>=1.10" "mcp>=2,<3" \
+		"langchain-core>=1,<2" "llama-index-core>=0.12,<0.15"
 
 venv: $(VPY)
 

@@ -26,28 +26,16 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 from pydantic import ConfigDict
 
-from deepdiscovery.package import ContextFile
+from deepdiscovery.package import ContextFile, card_text
 
 __all__ = ["DeepDiscoveryRetriever", "file_document"]
-
-
-def _card_text(card: Dict[str, Any]) -> str:
-    """A metadata card as a few readable lines."""
-    lines = [f"{card.get('path', '')} ({card.get('role', '')}, {card.get('lines', 0)} lines)"]
-    if card.get("summary"):
-        lines.append(str(card["summary"]))
-    for key in ("definitions", "imports"):
-        values = card.get(key) or []
-        if values:
-            lines.append(f"{key}: " + "; ".join(str(v) for v in values))
-    return "\n".join(lines)
 
 
 def file_document(file: ContextFile, rank: int) -> Document:
     """The ``Document`` of one package file."""
     text = file.text
     return Document(
-        page_content=text if text is not None else _card_text(file.view.card),
+        page_content=text if text is not None else card_text(file.view.card),
         metadata={
             "path": file.path,
             "rank": rank,

@@ -13,7 +13,20 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-__all__ = ["ContextFile", "ContextPackage", "FileView", "Span"]
+__all__ = ["ContextFile", "ContextPackage", "FileView", "Span", "card_text"]
+
+
+def card_text(card: Dict[str, Any]) -> str:
+    """A file's metadata card as a few readable lines (what a retriever gives of a file
+    whose view is its card)."""
+    lines = [f"{card.get('path', '')} ({card.get('role', '')}, {card.get('lines', 0)} lines)"]
+    if card.get("summary"):
+        lines.append(str(card["summary"]))
+    for key in ("definitions", "imports"):
+        values = card.get(key) or []
+        if values:
+            lines.append(f"{key}: " + "; ".join(str(v) for v in values))
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)
