@@ -167,6 +167,7 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument(
         "--repo", default=".", metavar="DIR", help="the repository (default: the current directory)"
     )
+    _plugin_options(mcp)
 
     _command(commands, "version", _version, "print the library version", None)
     return parser
@@ -231,6 +232,58 @@ def _query_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--rules", metavar="FILE", help="extra relation rules (TOML, as the built-in rule file)"
     )
+    _plugin_options(sub)
+
+
+def _plugin_options(sub: argparse.ArgumentParser) -> None:
+    """The paper's LLM-assisted mode and an embedder, over OpenAI-compatible endpoints."""
+    group = sub.add_argument_group(
+        "language model and embedder (OpenAI-compatible endpoints, e.g. a local llama.cpp or vLLM)"
+    )
+    group.add_argument(
+        "--llm-base-url", metavar="URL", help="the chat-completions endpoint's base URL"
+    )
+    group.add_argument("--llm-model", metavar="NAME", help="the model; turns the LLM terms on")
+    group.add_argument(
+        "--llm-api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="VAR",
+        help="the environment variable holding the key (default OPENAI_API_KEY; unset: no key)",
+    )
+    group.add_argument("--embedding-base-url", metavar="URL", help="the embeddings endpoint's base URL")
+    group.add_argument(
+        "--embedding-model", metavar="NAME", help="the embedding model; turns embeddings on"
+    )
+    group.add_argument(
+        "--embedding-api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="VAR",
+        help="the environment variable holding its key (default OPENAI_API_KEY)",
+    )
+
+
+def _plugins(args: argparse.Namespace) -> Dict[str, Any]:
+    """The ``llm`` and ``embedder`` of the options given (none when not asked for)."""
+    from deepdiscovery.plugins import OPENAI_BASE_URL, OpenAIChat, OpenAIEmbeddings
+
+    plugins: Dict[str, Any] = {}
+    if args.llm_base_url and not args.llm_model:
+        raise _UsageError("--llm-base-url needs --llm-model")
+    if args.embedding_base_url and not args.embedding_model:
+        raise _UsageError("--embedding-base-url needs --embedding-model")
+    if args.llm_model:
+        plugins["llm"] = OpenAIChat(
+            args.llm_model,
+            base_url=args.llm_base_url or OPENAI_BASE_URL,
+            api_key_env=args.llm_api_key_env,
+        )
+    if args.embedding_model:
+        plugins["embedder"] = OpenAIEmbeddings(
+            args.embedding_model,
+            base_url=args.embedding_base_url or OPENAI_BASE_URL,
+            api_key_env=args.embedding_api_key_env,
+        )
+    return plugins
 
 
 def _count(text: str) -> int:
@@ -247,7 +300,7 @@ def _count(text: str) -> int:
 
 def _discover(args: argparse.Namespace) -> int:
     task = _read_task(args)
-    session = Session(args.repo, config=_config(args), rules=args.rules)
+    session = Session(args.repo, config=_config(args), rules=args.rules, **_plugins(args))
     package = session.discover(task, hints=_hints(args))
     if args.format == "json":
         _write(sys.stdout, package.to_json())
@@ -261,7 +314,7 @@ def _discover(args: argparse.Namespace) -> int:
 
 def _locate(args: argparse.Namespace) -> int:
     task = _read_task(args)
-    session = Session(args.repo, config=_config(args), rules=args.rules)
+    session = Session(args.repo, config=_config(args), rules=args.rules, **_plugins(args))
     location = session.locate(task, hints=_hints(args))
     if args.format == "json":
         _write(sys.stdout, json.dumps(location, indent=2, ensure_ascii=False))
@@ -295,7 +348,7 @@ def _mcp(args: argparse.Namespace) -> int:
             raise
         print(f"error: {_no_mcp_sdk()}", file=sys.stderr)
         return 1
-    return mcp_server.serve(args.repo)
+    return mcp_server.serve(args.repo, **_plugins(args))
 
 
 def _no_mcp_sdk() -> str:

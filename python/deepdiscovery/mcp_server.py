@@ -208,8 +208,8 @@ class ExplainResult(BaseModel):
 class Repository:
     """The repository root, fixed at start, and the one session that serves it."""
 
-    def __init__(self, root: str) -> None:
-        self.session = Session(os.path.abspath(root))
+    def __init__(self, root: str, llm: Any = None, embedder: Any = None) -> None:
+        self.session = Session(os.path.abspath(root), llm=llm, embedder=embedder)
         self.root = os.path.realpath(root)
         self._given = os.path.abspath(root)
 
@@ -488,10 +488,12 @@ def _tool(server: MCPServer, title: str) -> Callable[[_F], _F]:
     return register
 
 
-def build_server(root: str) -> MCPServer:
+def build_server(root: str, llm: Any = None, embedder: Any = None) -> MCPServer:
     """The MCP server of the repository at ``root`` (its session is opened here, so a
-    missing root raises :class:`deepdiscovery.RepositoryError` before anything is served)."""
-    repo = Repository(root)
+    missing root raises :class:`deepdiscovery.RepositoryError` before anything is served).
+    ``llm`` and ``embedder`` are the session's plug-ins (see :class:`deepdiscovery.Session`):
+    with a model, every query runs the paper's LLM-assisted terms."""
+    repo = Repository(root, llm=llm, embedder=embedder)
     server: MCPServer = MCPServer(
         "deepdiscovery",
         version=__version__,
@@ -555,10 +557,10 @@ def build_server(root: str) -> MCPServer:
     return server
 
 
-def serve(root: str) -> int:
+def serve(root: str, llm: Any = None, embedder: Any = None) -> int:
     """Serves the repository at ``root`` over standard input and output until the client
     closes them; returns the exit status."""
-    server = build_server(root)
+    server = build_server(root, llm=llm, embedder=embedder)
     try:
         server.run("stdio")
     except KeyboardInterrupt:

@@ -212,15 +212,16 @@ class OpenAIEmbeddings:
 
     Texts are sent ``batch_size`` at a time as ``{"model", "input": [...]}``; each
     answer's ``data[i].embedding`` are put back in input order by ``index``.
-    ``dimension`` must be the length of the model's vectors (an answer of another
-    length is an error that says both). Keys are found as for :class:`OpenAIChat`.
+    ``dimension``, when given, must be the length of the model's vectors (an answer of
+    another length is an error that says both); without it, the session learns it from
+    the first answer. Keys are found as for :class:`OpenAIChat`.
     """
 
     def __init__(
         self,
         model: str,
         *,
-        dimension: int,
+        dimension: Optional[int] = None,
         base_url: str = OPENAI_BASE_URL,
         api_key_env: str = "OPENAI_API_KEY",
         api_key: Optional[str] = None,
@@ -230,10 +231,11 @@ class OpenAIEmbeddings:
     ) -> None:
         if not isinstance(model, str) or not model:
             raise PluginError(f"model must be a non-empty str, got {model!r}")
-        _positive("dimension", dimension)
+        if dimension is not None:
+            _positive("dimension", dimension)
         _positive("batch_size", batch_size)
         self.name: str = model
-        self.dimension: int = dimension
+        self.dimension: Optional[int] = dimension
         self.batch_size = batch_size
         self._endpoint = _Endpoint(model, base_url, api_key, api_key_env, timeout, extra_headers)
 
@@ -241,7 +243,8 @@ class OpenAIEmbeddings:
         return f"OpenAIEmbeddings({self.name!r}, base_url={self._endpoint.base_url!r})"
 
     def embed(self, texts: List[str]) -> List[List[float]]:
-        """One vector of ``dimension`` floats per text, in the order of ``texts``."""
+        """One vector per text (of ``dimension`` floats when given), in the order of
+        ``texts``."""
         vectors: List[List[float]] = []
         for start in range(0, len(texts), self.batch_size):
             vectors.extend(self._batch(list(texts[start : start + self.batch_size])))
@@ -264,7 +267,7 @@ class OpenAIEmbeddings:
                 f"{_excerpt(json.dumps(answer))}"
             ) from None
         for vector in vectors:
-            if len(vector) != self.dimension:
+            if self.dimension is not None and len(vector) != self.dimension:
                 raise PluginError(
                     f"{self.name}: returned vectors of {len(vector)} numbers, but "
                     f"dimension={self.dimension}; pass the model's dimension"
