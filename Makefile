@@ -5,7 +5,7 @@ PYTHON ?= python3
 VPY := $(VENV)/bin/python
 DEMO_REPO ?= tests/fixtures/mixed_app
 
-.PHONY: demo test test-rust test-python test-c test-cross lint venv bench fuzz train
+.PHONY: demo test test-rust test-python test-c test-cross test-install install lint venv bench fuzz train
 
 DEMO_TASK ?= Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`
 
@@ -18,7 +18,7 @@ demo:
 	@echo '== discover (Algorithm 1): the context package, as Markdown, within 4000 tokens'
 	cargo run --release -q -p deepdiscovery-core --example discover -- --budget 4000 tests/fixtures/locate_app '$(DEMO_TASK)'
 
-test: test-rust test-python test-c test-cross
+test: test-rust test-python test-c test-cross test-install
 
 test-rust:
 	cargo test --workspace --exclude deepdiscovery-py
@@ -51,6 +51,42 @@ test-c:
 test-cross: $(VPY)
 	$(VPY) tests/cross/same_files.py target/c/example_shared tests/fixtures/locate_app '$(DEMO_TASK)'
 	$(VPY) tests/cross/hostile.py target/c/example_shared
+
+# The C library installed for C/C++ users: the header, the static and the shared
+# library and a filled-in pkg-config file under $(DESTDIR)$(PREFIX) (include/README.md).
+# PROFILE=debug installs the debug build (what test-install uses).
+PREFIX ?= /usr/local
+PROFILE ?= release
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+install:
+	cargo build -q $(if $(filter release,$(PROFILE)),--release) -p deepdiscovery-ffi
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 include/deepdiscovery.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 target/$(PROFILE)/libdeepdiscovery.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 target/$(PROFILE)/libdeepdiscovery.so $(DESTDIR)$(PREFIX)/lib/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@INCLUDEDIR@|$${prefix}/include|' \
+	    -e 's|@LIBDIR@|$${prefix}/lib|' -e 's|@VERSION@|$(VERSION)|' \
+	    include/deepdiscovery.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/deepdiscovery.pc
+
+# `make install` into a scratch prefix, then the C example built against the installed
+# copy only, through pkg-config (shared, and static with --static), and run.
+INSTALL_TEST := $(abspath target/install-test)
+test-install:
+	rm -rf $(INSTALL_TEST)
+	$(MAKE) --no-print-directory install PREFIX=$(INSTALL_TEST) PROFILE=debug
+	PKG_CONFIG_PATH=$(INSTALL_TEST)/lib/pkgconfig sh -c '\
+	  set -e; \
+	  test "$$(pkg-config --modversion deepdiscovery)" = "$(VERSION)"; \
+	  gcc -std=c11 -Wall -Werror -Itests/c tests/c/example.c $$(pkg-config --cflags --libs deepdiscovery) \
+	    -Wl,-rpath,$(INSTALL_TEST)/lib -o $(INSTALL_TEST)/example_shared; \
+	  gcc -std=c11 -Wall -Werror -Itests/c tests/c/example.c $$(pkg-config --cflags deepdiscovery) \
+	    $(INSTALL_TEST)/lib/libdeepdiscovery.a $$(pkg-config --static --libs-only-l deepdiscovery | sed "s/-ldeepdiscovery//") \
+	    -o $(INSTALL_TEST)/example_static'
+	for e in example_shared example_static; do \
+	  $(INSTALL_TEST)/$$e tests/fixtures/locate_app '$(DEMO_TASK)' | grep -q '^  1. inventory/pricing/currency.py$$' \
+	    || { echo "the installed $$e did not answer"; exit 1; }; \
+	done
+	@echo "installed library: header, static, shared and pkg-config work from $(INSTALL_TEST)"
 
 # Fuzzing (not part of `make test`): every cargo-fuzz target of fuzz/ (nightly) for
 # FUZZ_SECONDS each, seeded from the fixtures (fuzz/seed.sh), then the MCP server's
