@@ -154,6 +154,14 @@ def _parser() -> argparse.ArgumentParser:
     evaluation.add_argument(
         "--per-task", action="store_true", help="print one row per task before the summary"
     )
+    evaluation.add_argument(
+        "--jobs", type=_count, default=1, metavar="N", help="run the tasks in N processes (1)"
+    )
+    evaluation.add_argument(
+        "--records",
+        metavar="FILE",
+        help="append each task's record to FILE (JSONL) as it ends; a rerun resumes from it",
+    )
 
     mcp = _command(
         commands,
@@ -330,7 +338,12 @@ def _eval(args: argparse.Namespace) -> int:
     if args.limit is not None:
         tasks = tasks[: args.limit]
     result = evaluate(
-        tasks, repo_root(args.repo_root), config=_config(args), progress=_progress(sys.stderr)
+        tasks,
+        repo_root(args.repo_root),
+        config=_config(args),
+        progress=_progress(sys.stderr),
+        jobs=max(1, args.jobs),
+        records=args.records,
     )
     if args.json_out:
         with open(args.json_out, "w", encoding="utf-8") as f:

@@ -30,15 +30,23 @@ Metrics, per task and summed up by :meth:`EvalResult.summary`:
 
 A task whose run raises is recorded with its error and scored as an empty set and an
 empty ranking; the run goes on.
+
+Thousands of tasks: ``jobs=N`` runs them in N worker processes on this machine (each
+task in a fresh session, so the records are those of the sequential run, timing
+aside), and ``records="run.jsonl"`` appends each record as it is done, so that a
+rerun with the same file resumes where the last one stopped.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import multiprocessing
 import os
+import pickle
 import statistics
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 from deepdiscovery import Config, Session
@@ -83,12 +91,20 @@ def repo_root(root: Union[str, "os.PathLike[str]"]) -> Callable[[Mapping[str, An
     ``repo`` ``owner/name``. When neither exists it raises
     :class:`RepositoryNotFoundError` naming both, and that task is scored as an error.
     """
-    base = os.fspath(root)
+    return _RepoRoot(os.fspath(root))
 
-    def repo_for(task: Mapping[str, Any]) -> str:
+
+class _RepoRoot:
+    """The ``repo_for`` of :func:`repo_root`; a class so that it crosses to worker
+    processes (``jobs > 1``)."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+
+    def __call__(self, task: Mapping[str, Any]) -> str:
         candidates = [
-            os.path.join(base, str(task["id"])),
-            os.path.join(base, str(task["repo"]).replace("/", "+")),
+            os.path.join(self.base, str(task["id"])),
+            os.path.join(self.base, str(task["repo"]).replace("/", "+")),
         ]
         for candidate in candidates:
             if os.path.isdir(candidate):
@@ -97,8 +113,6 @@ def repo_root(root: Union[str, "os.PathLike[str]"]) -> Callable[[Mapping[str, An
             f"no checkout for task {task['id']}: neither {candidates[0]} nor {candidates[1]} exists"
         )
 
-    return repo_for
-
 
 def evaluate(
     tasks: TasksLike,
@@ -106,6 +120,8 @@ def evaluate(
     *,
     config: Optional[Config] = None,
     progress: Optional[Callable[[int, int, str], None]] = None,
+    jobs: int = 1,
+    records: Union[str, "os.PathLike[str]", None] = None,
 ) -> "EvalResult":
     """Runs :meth:`Session.discover` on every task and scores the packages.
 
@@ -114,20 +130,90 @@ def evaluate(
     directory, a ``dict`` of files, or a :class:`Session` (reused as given; otherwise
     each task gets a fresh session). ``config`` is the :class:`Config` of every query
     (the defaults when ``None``). ``progress(done, total, task_id)`` is called after
-    each task.
+    each task (in the order tasks finish).
+
+    ``jobs`` > 1 runs the tasks in that many worker processes; ``repo_for`` and
+    ``config`` must then be picklable (:func:`repo_root` is). ``records`` is a JSONL
+    file each record is appended to as its task ends; the tasks it already holds (by
+    id) are not run again, so a rerun resumes. The result lists the tasks in their
+    given order either way.
     """
     if config is not None and not isinstance(config, Config):
         raise ConfigError(f"config must be a deepdiscovery.Config, got {type(config).__name__}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ConfigError(f"jobs must be a positive int, got {jobs!r}")
     if isinstance(tasks, (str, os.PathLike)):
         checked = load_tasks(tasks)
     else:
         checked = [_checked(t, f"task {i}") for i, t in enumerate(tasks, 1)]
-    records = []
-    for done, task in enumerate(checked, 1):
-        records.append(_run(task, repo_for, config))
+    ids = [str(t["id"]) for t in checked]
+    if len(set(ids)) != len(ids):
+        raise TaskError("task ids must be unique (records are matched by id)")
+    done_by_id = _resume(records, set(ids)) if records is not None else {}
+    pending = [t for t in checked if str(t["id"]) not in done_by_id]
+    total, done = len(checked), len(done_by_id)
+    out = None
+    if records is not None:
+        name = os.fspath(records)
+        # A line cut short by an interruption ends the file: start the next on its own.
+        cut = False
+        if os.path.exists(name) and os.path.getsize(name) > 0:
+            with open(name, "rb") as f:
+                f.seek(-1, os.SEEK_END)
+                cut = f.read(1) != b"\n"
+        out = open(name, "a", encoding="utf-8")
+        if cut:
+            out.write("\n")
+
+    def finished(record: Dict[str, Any]) -> None:
+        nonlocal done
+        done_by_id[record["id"]] = record
+        if out is not None:
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.flush()
+        done += 1
         if progress is not None:
-            progress(done, len(checked), str(task["id"]))
-    return EvalResult(records)
+            progress(done, total, record["id"])
+
+    try:
+        if jobs == 1 or len(pending) < 2:
+            for task in pending:
+                finished(_run(task, repo_for, config))
+        else:
+            try:
+                pickle.dumps((repo_for, config))
+            except Exception as e:
+                raise ConfigError(
+                    f"jobs > 1 needs a picklable repo_for and config (repo_root(...) is): {e}"
+                ) from None
+            # Spawned workers: no fork of a process whose threads hold locks.
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+                futures = [pool.submit(_run, task, repo_for, config) for task in pending]
+                for future in as_completed(futures):
+                    finished(future.result())
+    finally:
+        if out is not None:
+            out.close()
+    return EvalResult([done_by_id[i] for i in ids])
+
+
+def _resume(path: Union[str, "os.PathLike[str]"], ids: set) -> Dict[str, Dict[str, Any]]:
+    """The records an earlier run left in ``path`` for these task ids (a last line cut
+    short by an interruption is ignored and run again)."""
+    name = os.fspath(path)
+    if not os.path.exists(name):
+        return {}
+    found: Dict[str, Dict[str, Any]] = {}
+    with open(name, encoding="utf-8") as f:
+        for line in f:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict) and record.get("id") in ids:
+                found[record["id"]] = record
+    return found
 
 
 def _checked(task: Any, where: str) -> Dict[str, Any]:

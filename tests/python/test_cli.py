@@ -261,6 +261,23 @@ def test_eval_prints_the_table_and_writes_json(capsys, tmp_path):
     assert "locate_app" not in out  # no per-task rows unless asked
 
 
+def test_eval_in_processes_with_records_resumes(capsys, tmp_path):
+    tasks, records = tmp_path / "tasks.jsonl", tmp_path / "run.jsonl"
+    write_tasks(tasks, EVAL_TASKS)
+    argv = ["eval", "--tasks", str(tasks), "--repo-root", str(FIXTURES), "--budget-tokens", "3000"]
+    code, sequential, _ = run(capsys, *argv)
+    assert code == 0
+    code, parallel, err = run(capsys, *argv, "--jobs", "2", "--records", str(records))
+    assert code == 0 and len(err.splitlines()) == 3
+    summary = [line for line in sequential.splitlines() if "millis" not in line]
+    assert [line for line in parallel.splitlines() if "millis" not in line] == summary
+    assert len(records.read_text(encoding="utf-8").splitlines()) == 3
+    # A rerun finds every task recorded: nothing runs, the same table.
+    code, resumed, err = run(capsys, *argv, "--records", str(records))
+    assert code == 0 and err == ""
+    assert [line for line in resumed.splitlines() if "millis" not in line] == summary
+
+
 def test_eval_input_errors_exit_1(capsys, tmp_path):
     tasks = tmp_path / "tasks.jsonl"
     write_tasks(tasks, EVAL_TASKS)

@@ -200,3 +200,55 @@ def test_an_empty_run_has_undefined_metrics():
     summary = EvalResult([]).summary()
     assert summary["tasks"] == 0 and summary["frr"] is None and summary["precision"] is None
     assert "frr            -" in EvalResult([]).table()
+
+
+def untimed(records):
+    return [{k: v for k, v in r.items() if k != "millis"} for r in records]
+
+
+def test_jobs_run_in_processes_and_give_the_sequential_records(tmp_path):
+    tasks = [
+        task("locate_app", [TOP]),
+        task("locate_app-2", [TOP, "inventory/models.py"], repo="x/locate_app"),
+        task("mixed_app", ["nowhere.py"], repo="x/mixed_app"),
+        task("absent", [TOP], repo="x/absent"),
+    ]
+    (tmp_path / "x+locate_app").symlink_to(FIXTURES / "locate_app")
+    (tmp_path / "locate_app").symlink_to(FIXTURES / "locate_app")
+    (tmp_path / "mixed_app").symlink_to(FIXTURES / "mixed_app")
+    repo_for = repo_root(tmp_path)
+    sequential = evaluate(tasks, repo_for, config=CONFIG)
+    calls = []
+    parallel = evaluate(tasks, repo_for, config=CONFIG, jobs=2, progress=lambda *a: calls.append(a))
+    assert untimed(parallel.records) == untimed(sequential.records)
+    assert [r["id"] for r in parallel.records] == [t["id"] for t in tasks]
+    assert sorted(c[2] for c in calls) == sorted(t["id"] for t in tasks)
+    assert [c[0] for c in calls] == [1, 2, 3, 4]
+    assert parallel.records[3]["error"].startswith("RepositoryNotFoundError")
+    with pytest.raises(deepdiscovery.ConfigError, match="picklable"):
+        evaluate(tasks, lambda t: FIXTURES / "locate_app", jobs=2)
+    with pytest.raises(deepdiscovery.ConfigError, match="jobs"):
+        evaluate(tasks, repo_for, jobs=0)
+
+
+def test_records_resume_an_interrupted_run(tmp_path):
+    tasks = [task("a", [TOP]), task("b", ["nowhere.py"]), task("c", [TOP])]
+    records = tmp_path / "run.jsonl"
+    first = evaluate(tasks[:2], fixtures_repo, config=CONFIG, records=records)
+    # An interruption mid-write leaves a cut line: it is run again, not trusted.
+    with open(records, "a", encoding="utf-8") as f:
+        f.write('{"id": "c", "frr": ')
+    asked = []
+
+    def counting(t):
+        asked.append(t["id"])
+        return FIXTURES / "locate_app"
+
+    resumed = evaluate(tasks, counting, config=CONFIG, records=records)
+    assert asked == ["c"]
+    assert untimed(resumed.records[:2]) == untimed(first.records)
+    assert [r["id"] for r in resumed.records] == ["a", "b", "c"]
+    again = evaluate(tasks, counting, config=CONFIG, records=records)
+    assert asked == ["c"] and untimed(again.records) == untimed(resumed.records)
+    with pytest.raises(deepdiscovery.TaskError, match="unique"):
+        evaluate([task("a", [TOP]), task("a", [TOP])], fixtures_repo)
