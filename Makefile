@@ -5,7 +5,7 @@ PYTHON ?= python3
 VPY := $(VENV)/bin/python
 DEMO_REPO ?= tests/fixtures/mixed_app
 
-.PHONY: demo test test-rust test-python test-c test-cross test-install install lint venv bench fuzz train
+.PHONY: demo test test-rust test-python test-c test-cross test-install test-wheel install dist lint venv bench fuzz train
 
 DEMO_TASK ?= Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`
 
@@ -18,7 +18,7 @@ demo:
 	@echo '== discover (Algorithm 1): the context package, as Markdown, within 4000 tokens'
 	cargo run --release -q -p deepdiscovery-core --example discover -- --budget 4000 tests/fixtures/locate_app '$(DEMO_TASK)'
 
-test: test-rust test-python test-c test-cross test-install
+test: test-rust test-python test-c test-cross test-install test-wheel
 
 test-rust:
 	cargo test --workspace --exclude deepdiscovery-py
@@ -87,6 +87,38 @@ test-install:
 	    || { echo "the installed $$e did not answer"; exit 1; }; \
 	done
 	@echo "installed library: header, static, shared and pkg-config work from $(INSTALL_TEST)"
+
+# Python distributions: a manylinux_2_28 abi3 wheel (built with zig, so it runs on
+# older glibc than this machine's) and an sdist, checked by twine. The version is the
+# workspace's (Cargo.toml), read by maturin.
+DIST_VENV ?= target/dist-venv
+dist:
+	test -x $(DIST_VENV)/bin/python || $(PYTHON) -m venv $(DIST_VENV)
+	$(DIST_VENV)/bin/python -m pip install -q "maturin>=1.9.4,<2" "ziglang>=0.13,<1" "twine>=5,<7"
+	rm -rf dist
+	PATH=$(abspath $(DIST_VENV))/bin:$$PATH $(DIST_VENV)/bin/maturin build -q --release \
+		--compatibility manylinux_2_28 --zig --out dist
+	$(DIST_VENV)/bin/maturin sdist --out dist
+	$(DIST_VENV)/bin/twine check --strict dist/*
+
+# The wheel installed into a fresh venv on a PATH without cargo or rustc, then the
+# Python tests and the CLI against the installed copy (not the source tree).
+WHEEL_VENV := target/wheel-venv
+test-wheel: dist
+	rm -rf $(WHEEL_VENV)
+	$(PYTHON) -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/python -m pip install -q dist/deepdiscovery-*.whl "pytest>=7" "mcp>=2,<3" \
+		"langchain-core>=1,<2" "llama-index-core>=0.12,<0.15"
+	norust=$$(echo "$$PATH" | tr : '\n' | while read -r d; do \
+	  [ -x "$$d/cargo" ] || [ -x "$$d/rustc" ] || printf '%s:' "$$d"; done); \
+	DD_TASK='$(DEMO_TASK)' PATH="$(abspath $(WHEEL_VENV))/bin:$${norust%:}" sh -c '\
+	  set -e; \
+	  ! command -v cargo >/dev/null; \
+	  python -c "import deepdiscovery, sys; assert \"site-packages\" in deepdiscovery.__file__, deepdiscovery.__file__"; \
+	  deepdiscovery version; \
+	  deepdiscovery discover "$$DD_TASK" --repo tests/fixtures/locate_app --budget-tokens 2000 \
+	    | grep -q "inventory/pricing/currency.py"; \
+	  python -m pytest -q -rs -p no:cacheprovider tests/python'
 
 # Fuzzing (not part of `make test`): every cargo-fuzz target of fuzz/ (nightly) for
 # FUZZ_SECONDS each, seeded from the fixtures (fuzz/seed.sh), then the MCP server's
