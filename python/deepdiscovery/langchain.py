@@ -26,28 +26,15 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 from pydantic import ConfigDict
 
-from deepdiscovery.package import ContextFile, card_text
+from deepdiscovery.package import ContextFile, retrieved
 
 __all__ = ["DeepDiscoveryRetriever", "file_document"]
 
 
 def file_document(file: ContextFile, rank: int) -> Document:
-    """The ``Document`` of one package file."""
-    text = file.text
-    return Document(
-        page_content=text if text is not None else card_text(file.view.card),
-        metadata={
-            "path": file.path,
-            "rank": rank,
-            "role": file.role,
-            "language": file.language,
-            "score": file.score,
-            "anchor": file.anchor,
-            "view": file.view.kind,
-            "rationale": list(file.rationale),
-            "source": file.path,
-        },
-    )
+    """The ``Document`` of one package file (``source`` is its path, as loaders say)."""
+    content, metadata = retrieved(file, rank)
+    return Document(page_content=content, metadata={**metadata, "source": file.path})
 
 
 class DeepDiscoveryRetriever(BaseRetriever):

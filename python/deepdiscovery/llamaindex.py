@@ -24,29 +24,15 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
         "deepdiscovery.llamaindex needs llama-index-core: pip install 'deepdiscovery[llamaindex]'"
     ) from e
 
-from deepdiscovery.package import ContextFile, card_text
+from deepdiscovery.package import ContextFile, retrieved
 
 __all__ = ["DeepDiscoveryRetriever", "file_node"]
 
 
 def file_node(file: ContextFile, rank: int) -> NodeWithScore:
     """The scored node of one package file."""
-    text = file.text
-    node = TextNode(
-        id_=file.path,
-        text=text if text is not None else card_text(file.view.card),
-        metadata={
-            "path": file.path,
-            "rank": rank,
-            "role": file.role,
-            "language": file.language,
-            "score": file.score,
-            "anchor": file.anchor,
-            "view": file.view.kind,
-            "rationale": list(file.rationale),
-        },
-    )
-    return NodeWithScore(node=node, score=file.score)
+    content, metadata = retrieved(file, rank)
+    return NodeWithScore(node=TextNode(id_=file.path, text=content, metadata=metadata), score=file.score)
 
 
 class DeepDiscoveryRetriever(BaseRetriever):

@@ -13,12 +13,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-__all__ = ["ContextFile", "ContextPackage", "FileView", "Span", "card_text"]
+__all__ = ["ContextFile", "ContextPackage", "FileView", "Span", "card_text", "retrieved"]
 
 
 def card_text(card: Dict[str, Any]) -> str:
-    """A file's metadata card as a few readable lines (what a retriever gives of a file
-    whose view is its card)."""
+    """A file's metadata card as a few readable lines."""
     lines = [f"{card.get('path', '')} ({card.get('role', '')}, {card.get('lines', 0)} lines)"]
     if card.get("summary"):
         lines.append(str(card["summary"]))
@@ -27,6 +26,24 @@ def card_text(card: Dict[str, Any]) -> str:
         if values:
             lines.append(f"{key}: " + "; ".join(str(v) for v in values))
     return "\n".join(lines)
+
+
+def retrieved(file: "ContextFile", rank: int) -> Tuple[str, Dict[str, Any]]:
+    """What a retriever adapter gives of one package file: its content (the text the
+    package gives, or its card) and its metadata (path, rank, role, language, score,
+    anchor, view kind, rationale)."""
+    text = file.text
+    metadata = {
+        "path": file.path,
+        "rank": rank,
+        "role": file.role,
+        "language": file.language,
+        "score": file.score,
+        "anchor": file.anchor,
+        "view": file.view.kind,
+        "rationale": list(file.rationale),
+    }
+    return (text if text is not None else card_text(file.view.card)), metadata
 
 
 @dataclass(frozen=True)

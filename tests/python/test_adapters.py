@@ -2,6 +2,7 @@
 server on 127.0.0.1, and the numpy and async support of Session."""
 
 import asyncio
+import contextlib
 import json
 import re
 import socket
@@ -93,18 +94,31 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(raw)
 
 
-@pytest.fixture(scope="module")
-def http_server():
+@contextlib.contextmanager
+def stub_server():
+    """The scripted OpenAI-compatible server on 127.0.0.1, for the life of the block;
+    ``url`` is its base and ``requests`` what it was sent (other test modules use it
+    too)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.requests = []
     server.release = threading.Event()
+    host, port = server.server_address[:2]
+    server.url = f"http://{host}:{port}"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield server
-    server.release.set()
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    try:
+        yield server
+    finally:
+        server.release.set()
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+@pytest.fixture(scope="module")
+def http_server():
+    with stub_server() as server:
+        yield server
 
 
 @pytest.fixture

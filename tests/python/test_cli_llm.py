@@ -2,14 +2,12 @@
 stub server on 127.0.0.1 (the scripted server of test_adapters)."""
 
 import json
-import threading
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from deepdiscovery.cli import main
-from test_adapters import Handler
+from test_adapters import stub_server
 
 REPO = str(Path(__file__).resolve().parent.parent / "fixtures" / "locate_app")
 TASK = "Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`"
@@ -17,18 +15,8 @@ TASK = "Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to G
 
 @pytest.fixture(scope="module")
 def stub():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.requests = []
-    server.release = threading.Event()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    host, port = server.server_address[:2]
-    server.url = f"http://{host}:{port}"
-    yield server
-    server.release.set()
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    with stub_server() as server:
+        yield server
 
 
 def run_json(capsys, *argv):

@@ -2,8 +2,6 @@
 stub on 127.0.0.1 (the scripted server of test_adapters) during a discover call."""
 
 import sys
-import threading
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -14,7 +12,7 @@ pytest.importorskip(
 
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
-from test_adapters import Handler  # noqa: E402
+from test_adapters import stub_server  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent / "fixtures" / "locate_app"
 TASK = "Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`"
@@ -27,18 +25,8 @@ def anyio_backend():
 
 @pytest.fixture
 def stub():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.requests = []
-    server.release = threading.Event()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    host, port = server.server_address[:2]
-    server.url = f"http://{host}:{port}"
-    yield server
-    server.release.set()
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    with stub_server() as server:
+        yield server
 
 
 @pytest.mark.anyio

@@ -336,17 +336,19 @@ fn code_links(inputs: &Inputs<'_>, candidates: &[usize]) -> HashMap<usize, Links
         let Some(facts) = inputs.facts.get(&user) else {
             continue;
         };
-        let mut used: Vec<usize> = facts
-            .references
-            .iter()
-            .filter_map(|r| definers.get(r.name.as_str()))
-            .filter(|d| d.len() <= MAX_DEFINERS)
-            .flatten()
-            .copied()
-            .filter(|&d| d != user)
-            .collect();
-        used.sort_unstable();
-        used.dedup();
+        let defining = |names: &mut dyn Iterator<Item = &str>| -> Vec<usize> {
+            let mut found: Vec<usize> = names
+                .filter_map(|name| definers.get(name))
+                .filter(|d| d.len() <= MAX_DEFINERS)
+                .flatten()
+                .copied()
+                .filter(|&d| d != user)
+                .collect();
+            found.sort_unstable();
+            found.dedup();
+            found
+        };
+        let used = defining(&mut facts.references.iter().map(|r| r.name.as_str()));
         // What the bodies of the named symbols defined here refer to.
         let bodies: Vec<(u32, u32)> = facts
             .definitions
@@ -355,18 +357,13 @@ fn code_links(inputs: &Inputs<'_>, candidates: &[usize]) -> HashMap<usize, Links
             .map(|d| (d.span.start, d.span.end))
             .collect();
         if !bodies.is_empty() {
-            let mut callees: Vec<usize> = facts
-                .references
-                .iter()
-                .filter(|r| bodies.iter().any(|&(a, b)| (a..=b).contains(&r.line)))
-                .filter_map(|r| definers.get(r.name.as_str()))
-                .filter(|d| d.len() <= MAX_DEFINERS)
-                .flatten()
-                .copied()
-                .filter(|&d| d != user)
-                .collect();
-            callees.sort_unstable();
-            callees.dedup();
+            let callees = defining(
+                &mut facts
+                    .references
+                    .iter()
+                    .filter(|r| bodies.iter().any(|&(a, b)| (a..=b).contains(&r.line)))
+                    .map(|r| r.name.as_str()),
+            );
             let strength = inputs.terms[user].rule;
             for callee in callees {
                 let l = links.entry(callee).or_default();

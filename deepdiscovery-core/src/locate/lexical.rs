@@ -641,12 +641,9 @@ impl LexicalView {
                 if counts[f] == 0 {
                     continue;
                 }
-                let norm = 1.0 - FIELD_B[f] + FIELD_B[f] * file.lengths[f] as f32 / self.avg_len[f];
-                tf += FIELD_WEIGHT[f] * counts[f] as f32 / norm.max(1e-3);
+                tf += FIELD_WEIGHT[f] * counts[f] as f32 / self.length_norm(file, f);
             }
-            let df = self.df[t] as f32;
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            let s = qw * idf * tf / (K1 + tf);
+            let s = qw * self.idf(t, n) * tf / (K1 + tf);
             score += s;
             parts.push((t, s));
         }
@@ -666,15 +663,13 @@ impl LexicalView {
         let mut covered = [0.0f32; FIELDS];
         let total: f32 = query.terms.iter().map(|(_, w)| *w).sum();
         for (t, (_, qw)) in query.terms.iter().enumerate() {
-            let df = self.df[t] as f32;
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            let idf = self.idf(t, n);
             for f in 0..FIELDS {
                 let count = file.counts[t][f];
                 if count == 0 {
                     continue;
                 }
-                let norm = 1.0 - FIELD_B[f] + FIELD_B[f] * file.lengths[f] as f32 / self.avg_len[f];
-                let tf = count as f32 / norm.max(1e-3);
+                let tf = count as f32 / self.length_norm(file, f);
                 score[f] += qw * idf * tf / (K1 + tf);
                 covered[f] += qw;
             }
@@ -685,6 +680,18 @@ impl LexicalView {
             }
         }
         (score, covered)
+    }
+
+    /// The idf of query term `t` over `n` documents (BM25's, kept positive).
+    fn idf(&self, t: usize, n: f32) -> f32 {
+        let df = self.df[t] as f32;
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    }
+
+    /// BM25's length normalization of field `f` of `file` (never below 1e-3).
+    fn length_norm(&self, file: &FileStats, f: usize) -> f32 {
+        let norm = 1.0 - FIELD_B[f] + FIELD_B[f] * file.lengths[f] as f32 / self.avg_len[f];
+        norm.max(1e-3)
     }
 
     /// BM25F of an aggregate of files (a directory or module), treated as one
@@ -712,10 +719,7 @@ impl LexicalView {
             }
             let norm = 0.25 + 0.75 * total_len / avg.max(1.0);
             let tf = tf / norm;
-            let df = self.df[t] as f32;
-            let nf = self.files.len() as f32;
-            let idf = (1.0 + (nf - df + 0.5) / (df + 0.5)).ln();
-            score += qw * idf * tf / (K1 + tf);
+            score += qw * self.idf(t, self.files.len() as f32) * tf / (K1 + tf);
         }
         score
     }
