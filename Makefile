@@ -139,6 +139,9 @@ fuzz: $(VPY)
 	mkdir -p fuzz/artifacts/mcp
 	$(VPY) fuzz/python/mcp_requests.py -max_total_time=$(FUZZ_SECONDS) -timeout=60 \
 		-artifact_prefix=fuzz/artifacts/mcp/ fuzz/target/corpus/mcp
+	mkdir -p fuzz/artifacts/tools fuzz/target/corpus/tools
+	$(VPY) fuzz/python/tool_calls.py -max_total_time=$(FUZZ_SECONDS) -timeout=60 \
+		-artifact_prefix=fuzz/artifacts/tools/ fuzz/target/corpus/tools
 
 # The learned scorer of the Location stage (deepdiscovery-core/src/locate/ranker.json)
 # from feature dumps (`sh benches/features.sh $(FEATURES)`), in a development-only
