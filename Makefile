@@ -28,7 +28,7 @@ $(VPY):
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
 	$(VPY) -m pip install -q "maturin>=1.9.4,<2" "pytest>=7" "mypy>=1.10" "mcp>=2,<3" \
-		"langchain-core>=1,<2" "llama-index-core>=0.12,<0.15"
+		"langchain-core>=1,<2" "llama-index-core>=0.12,<0.15" "ray>=2.40,<3"
 
 venv: $(VPY)
 

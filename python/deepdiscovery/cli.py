@@ -6,9 +6,11 @@ Subcommands:
   program: ``package.to_json()``, whose ``files`` array is ranked best first);
 - ``locate TASK``: the Location stage's anchors with their scores and signals;
 - ``eval --tasks FILE --repo-root DIR``: the evaluation protocol of
-  :mod:`deepdiscovery.eval` on a JSONL file of tasks, as a results table;
+  :mod:`deepdiscovery.eval` on a JSONL file of tasks, as a results table (``--jobs N``
+  processes here, or ``--ray ADDRESS`` on a Ray cluster, with the ``ray`` extra);
 - ``mcp [--repo DIR]``: a Model Context Protocol server over standard input and output
-  (:mod:`deepdiscovery.mcp_server`; needs the ``mcp`` extra);
+  (:mod:`deepdiscovery.mcp_server`; needs the ``mcp`` extra); with ``--llm sampling`` it
+  asks the client's own model for the LLM-assisted terms;
 - ``version``: the library version.
 
 The task is the ``TASK`` argument, the text of ``--task-file FILE``, or standard input
@@ -162,6 +164,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="append each task's record to FILE (JSONL) as it ends; a rerun resumes from it",
     )
+    evaluation.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="run the tasks on the Ray cluster at ADDRESS (auto, ray://HOST:PORT, or local "
+        'for a new instance here); needs the ray extra: pip install "deepdiscovery[ray]"',
+    )
 
     mcp = _command(
         commands,
@@ -249,6 +257,12 @@ def _plugin_options(sub: argparse.ArgumentParser) -> None:
         "language model and embedder (OpenAI-compatible endpoints, e.g. a local llama.cpp or vLLM)"
     )
     group.add_argument(
+        "--llm",
+        choices=("sampling",),
+        help="mcp only: ask the MCP client's own model through sampling/createMessage, "
+        "with no key and no endpoint (instead of --llm-model)",
+    )
+    group.add_argument(
         "--llm-base-url", metavar="URL", help="the chat-completions endpoint's base URL"
     )
     group.add_argument("--llm-model", metavar="NAME", help="the model; turns the LLM terms on")
@@ -275,6 +289,17 @@ def _plugins(args: argparse.Namespace) -> Dict[str, Any]:
     from deepdiscovery.plugins import OPENAI_BASE_URL, OpenAIChat, OpenAIEmbeddings
 
     plugins: Dict[str, Any] = {}
+    if args.llm == "sampling":
+        if args.command != "mcp":
+            raise _UsageError(
+                "--llm sampling asks the model of an MCP client, so it works only with "
+                "`deepdiscovery mcp`; here use --llm-model (and --llm-base-url)"
+            )
+        if args.llm_model or args.llm_base_url:
+            raise _UsageError(
+                "--llm sampling asks the MCP client's own model: give it without "
+                "--llm-model and --llm-base-url"
+            )
     if args.llm_base_url and not args.llm_model:
         raise _UsageError("--llm-base-url needs --llm-model")
     if args.embedding_base_url and not args.embedding_model:
@@ -332,19 +357,30 @@ def _locate(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
+    if args.ray is not None and args.jobs > 1:
+        raise _UsageError(
+            "--jobs and --ray do not go together: on Ray, the cluster sets the parallelism"
+        )
     if not os.path.isdir(args.repo_root):
         raise RepositoryError(f"--repo-root {args.repo_root} is not a directory")
     tasks = load_tasks(args.tasks)
     if args.limit is not None:
         tasks = tasks[: args.limit]
-    result = evaluate(
-        tasks,
-        repo_root(args.repo_root),
-        config=_config(args),
-        progress=_progress(sys.stderr),
-        jobs=max(1, args.jobs),
-        records=args.records,
-    )
+    try:
+        result = evaluate(
+            tasks,
+            repo_root(args.repo_root),
+            config=_config(args),
+            progress=_progress(sys.stderr),
+            jobs=max(1, args.jobs),
+            records=args.records,
+            ray=args.ray,
+        )
+    except ImportError as e:
+        if e.name != "ray":
+            raise
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     if args.json_out:
         with open(args.json_out, "w", encoding="utf-8") as f:
             json.dump(result.to_dict(), f, indent=2, ensure_ascii=False)
@@ -354,6 +390,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
+    plugins = _plugins(args)  # usage mistakes first, with or without the SDK
     try:
         from deepdiscovery import mcp_server
     except ImportError as e:
@@ -361,7 +398,9 @@ def _mcp(args: argparse.Namespace) -> int:
             raise
         print(f"error: {_no_mcp_sdk()}", file=sys.stderr)
         return 1
-    return mcp_server.serve(args.repo, **_plugins(args))
+    if args.llm == "sampling":
+        plugins["llm"] = mcp_server.SamplingLLM()
+    return mcp_server.serve(args.repo, **plugins)
 
 
 def _no_mcp_sdk() -> str:

@@ -35,6 +35,14 @@ Thousands of tasks: ``jobs=N`` runs them in N worker processes on this machine (
 task in a fresh session, so the records are those of the sequential run, timing
 aside), and ``records="run.jsonl"`` appends each record as it is done, so that a
 rerun with the same file resumes where the last one stopped.
+
+More than one machine: ``ray="auto"`` (or a cluster's address) runs them on a Ray
+cluster (``pip install "deepdiscovery[ray]"``), one Ray task per group of tasks that
+share a repository and base commit, so that each checkout is opened once per group:
+its tasks run one after the other in one session, whose caches do not change the
+answers. The records are again those of the sequential run, timing aside. Every node
+needs deepdiscovery installed, and the checkouts ``repo_for`` names (the directory of
+:func:`repo_root`) at the same path.
 """
 
 from __future__ import annotations
@@ -47,7 +55,19 @@ import pickle
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
 from deepdiscovery import Config, Session
 from deepdiscovery.errors import ConfigError, RepositoryNotFoundError, TaskError
@@ -122,6 +142,7 @@ def evaluate(
     progress: Optional[Callable[[int, int, str], None]] = None,
     jobs: int = 1,
     records: Union[str, "os.PathLike[str]", None] = None,
+    ray: Optional[str] = None,
 ) -> "EvalResult":
     """Runs :meth:`Session.discover` on every task and scores the packages.
 
@@ -137,11 +158,27 @@ def evaluate(
     file each record is appended to as its task ends; the tasks it already holds (by
     id) are not run again, so a rerun resumes. The result lists the tasks in their
     given order either way.
+
+    ``ray`` runs the tasks on a Ray cluster instead: ``"auto"`` (the cluster this
+    machine belongs to), ``"ray://HOST:PORT"`` (Ray Client), ``"HOST:PORT"``, or
+    ``"local"`` (a fresh instance on this machine), as ``ray.init`` reads them. When
+    Ray is already initialised in this process, that connection is used whatever the
+    address; otherwise ``evaluate`` connects and disconnects at the end. Each group of
+    tasks with the same ``repo`` and ``base_commit`` is one Ray task, running them in
+    one session per checkout (so ``millis`` counts opening the session for the first
+    task of the group only). ``jobs`` must then be 1: the cluster's CPUs set the
+    parallelism. ``repo_for`` and ``config`` must serialize (a lambda does, with Ray).
     """
     if config is not None and not isinstance(config, Config):
         raise ConfigError(f"config must be a deepdiscovery.Config, got {type(config).__name__}")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ConfigError(f"jobs must be a positive int, got {jobs!r}")
+    if ray is not None and (not isinstance(ray, str) or not ray.strip()):
+        raise ConfigError(f"ray must be a Ray address such as 'auto', got {ray!r}")
+    if ray is not None and jobs > 1:
+        raise ConfigError(
+            "jobs and ray do not go together: on Ray, the cluster sets the parallelism"
+        )
     if isinstance(tasks, (str, os.PathLike)):
         checked = load_tasks(tasks)
     else:
@@ -176,7 +213,9 @@ def evaluate(
             progress(done, total, record["id"])
 
     try:
-        if jobs == 1 or len(pending) < 2:
+        if ray is not None and pending:
+            _on_ray(ray, pending, repo_for, config, finished)
+        elif jobs == 1 or len(pending) < 2:
             for task in pending:
                 finished(_run(task, repo_for, config))
         else:
@@ -196,6 +235,71 @@ def evaluate(
         if out is not None:
             out.close()
     return EvalResult([done_by_id[i] for i in ids])
+
+
+def _on_ray(
+    address: str,
+    pending: List[Dict[str, Any]],
+    repo_for: Callable[[Mapping[str, Any]], RepoLike],
+    config: Optional[Config],
+    finished: Callable[[Dict[str, Any]], None],
+) -> None:
+    """Runs the tasks on the Ray cluster at ``address``, one Ray task per group of
+    :func:`_groups`, handing each record to ``finished`` as soon as it is done."""
+    try:
+        import ray
+    except ImportError as e:
+        raise ImportError(
+            'evaluate(ray=...) needs Ray, which is not installed: pip install "deepdiscovery[ray]"',
+            name="ray",
+        ) from e
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address)
+    try:
+        # A generator task streams its records back one by one (Ray generators).
+        run_group = ray.remote(num_cpus=1)(_run_group)
+        running = [run_group.remote(group, repo_for, config) for group in _groups(pending)]
+        ready: List[Any]  # generators (ObjectRefGenerator), which Ray types as ObjectRef
+        try:
+            while running:
+                ready, running = ray.wait(running, num_returns=1)
+                for generator in ready:
+                    try:
+                        ref = next(generator)
+                    except StopIteration:
+                        continue
+                    running.append(generator)
+                    finished(ray.get(ref))
+        finally:
+            for generator in running:  # on an error or Ctrl-C: nothing left running
+                ray.cancel(generator)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _groups(tasks: List[Dict[str, Any]]) -> List[List[Dict[str, Any]]]:
+    """The tasks grouped by ``repo`` and ``base_commit``, in their order: the tasks of a
+    group start from one state of one repository, so they can share its checkout. Tasks
+    at different commits need different checkouts; grouping them would only make
+    fewer, longer Ray tasks."""
+    groups: Dict[Tuple[str, str], List[Dict[str, Any]]] = {}
+    for task in tasks:
+        key = (str(task["repo"]), str(task.get("base_commit") or ""))
+        groups.setdefault(key, []).append(task)
+    return list(groups.values())
+
+
+def _run_group(
+    tasks: List[Dict[str, Any]],
+    repo_for: Callable[[Mapping[str, Any]], RepoLike],
+    config: Optional[Config],
+) -> Iterator[Dict[str, Any]]:
+    """The records of ``tasks``, one by one as they end, with one session per checkout."""
+    sessions: Dict[str, Session] = {}
+    for task in tasks:
+        yield _run(task, repo_for, config, sessions)
 
 
 def _resume(path: Union[str, "os.PathLike[str]"], ids: set) -> Dict[str, Dict[str, Any]]:
@@ -236,8 +340,11 @@ def _run(
     task: Dict[str, Any],
     repo_for: Callable[[Mapping[str, Any]], RepoLike],
     config: Optional[Config],
+    sessions: Optional[Dict[str, Session]] = None,
 ) -> Dict[str, Any]:
-    """One task's record: its gold files, what ``discover`` returned, and its scores."""
+    """One task's record: its gold files, what ``discover`` returned, and its scores.
+    With ``sessions``, a checkout's session is kept there, by path, for the next task
+    on that checkout; without, each task opens its own."""
     new = list(dict.fromkeys(task.get("gold_new_files", [])))
     gold = [p for p in dict.fromkeys(task["gold_files"]) if p not in new]
     record: Dict[str, Any] = {
@@ -254,8 +361,7 @@ def _run(
         return record
     start = time.perf_counter()
     try:
-        repo = repo_for(task)
-        session = repo if isinstance(repo, Session) else Session(repo, config=config)
+        session = _session(repo_for(task), config, sessions)
         package = session.discover(task["task"], config=config)
     except Exception as e:  # a failed task is scored, not fatal to the run
         record["error"] = f"{type(e).__name__}: {e}"
@@ -270,6 +376,21 @@ def _run(
     record.update(_scores(gold, returned, ranking))
     record["tokens"] = tokens
     return record
+
+
+def _session(
+    repo: RepoLike, config: Optional[Config], sessions: Optional[Dict[str, Session]]
+) -> Session:
+    """The session of ``repo``: itself when it is one, else the one ``sessions`` keeps
+    for a directory, else a new one."""
+    if isinstance(repo, Session):
+        return repo
+    if sessions is None or not isinstance(repo, (str, os.PathLike)):
+        return Session(repo, config=config)
+    path = os.fspath(repo)
+    if path not in sessions:
+        sessions[path] = Session(repo, config=config)
+    return sessions[path]
 
 
 def _scores(gold: Sequence[str], returned: Sequence[str], ranking: Sequence[str]) -> Dict[str, Any]:

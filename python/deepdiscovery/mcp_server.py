@@ -16,6 +16,11 @@ in worker threads, so the server keeps answering (and runs calls side by side) w
 query works. A cancelled call returns at once, without an answer; the library call it
 started cannot be interrupted, so it finishes in its thread and its result is dropped.
 
+With a language model the queries run the paper's LLM-assisted terms. Under
+``--llm sampling`` (:class:`SamplingLLM`) that model is the host agent's own, asked with
+``sampling/createMessage`` through the tool call being served; a client that did not
+announce the sampling capability gets answers without those terms, and a note saying so.
+
 Every failure the caller can fix (an empty task, a path outside the repository, an
 option out of range) comes back as a tool error with a message saying what to change;
 nothing a call does stops the server.
@@ -23,21 +28,54 @@ nothing a call does stops the server.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from typing import Annotated, Any, Callable, Dict, List, Literal, Optional, Sequence, TypeVar
+import threading
+from typing import (
+    Annotated,
+    Any,
+    Callable,
+    Dict,
+    Iterator,
+    List,
+    Literal,
+    Optional,
+    Sequence,
+    TypeVar,
+)
 
+import anyio.from_thread
 import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from mcp.shared.exceptions import MCPError, NoBackChannelError
+from mcp.shared.message import ServerMessageMetadata
+from mcp.types import (
+    CONNECTION_CLOSED,
+    REQUEST_TIMEOUT,
+    CallToolResult,
+    CreateMessageRequest,
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    SamplingMessage,
+    TextContent,
+    ToolAnnotations,
+)
+from pydantic import BaseModel, Field, ValidationError
 
 from deepdiscovery import ContextPackage, Session, __version__
 from deepdiscovery.cli import format_anchors
-from deepdiscovery.errors import DeepDiscoveryError
+from deepdiscovery.errors import DeepDiscoveryError, PluginError
 
-__all__ = ["MAX_ANCHORS", "MAX_BUDGET_TOKENS", "MAX_RELATIONS", "build_server", "serve"]
+__all__ = [
+    "MAX_ANCHORS",
+    "MAX_BUDGET_TOKENS",
+    "MAX_RELATIONS",
+    "SamplingLLM",
+    "build_server",
+    "serve",
+]
 
 #: The largest ``budget_tokens`` a ``discover`` or ``explain`` call may ask for.
 MAX_BUDGET_TOKENS = 64_000
@@ -117,6 +155,22 @@ class BudgetUse(BaseModel):
     stop: str = Field(description="why the search stopped")
 
 
+class LlmUsage(BaseModel):
+    """What the language model did for one call: the package's ``budget.llm``."""
+
+    model: str
+    calls: int = Field(description="requests sent to the model")
+    failures: int = Field(
+        description="calls that failed or answered something unusable; their terms kept "
+        "the deterministic path"
+    )
+    refused: int = Field(description="calls not made because the per-query cap was reached")
+    prompt_tokens: int = Field(description="estimated tokens sent")
+    answer_tokens: int = Field(description="estimated tokens received")
+    millis: float = Field(description="time spent waiting for the model")
+    notes: List[str] = Field(description="what each answer changed, or why it was not used")
+
+
 class DiscoverResult(BaseModel):
     """The context package of a task, without the file texts (they are in the Markdown)."""
 
@@ -129,6 +183,9 @@ class DiscoverResult(BaseModel):
         "files expansion reached that added no missing role or bridge"
     )
     notes: List[str]
+    llm: Optional[LlmUsage] = Field(
+        description="the language model's calls, tokens and fallbacks; null without a model"
+    )
 
 
 class Anchor(BaseModel):
@@ -150,6 +207,10 @@ class LocateResult(BaseModel):
 
     task_type: str
     anchors: List[Anchor]
+    notes: List[str]
+    llm: Optional[LlmUsage] = Field(
+        description="the language model's calls, tokens and fallbacks; null without a model"
+    )
 
 
 class Relation(BaseModel):
@@ -202,6 +263,155 @@ class ExplainResult(BaseModel):
 
 
 # ---------------------------------------------------------------------------------
+# The host agent's own model, through MCP sampling (`deepdiscovery mcp --llm sampling`)
+
+#: The per-query options that leave every LLM-assisted term on its deterministic path.
+_LLM_TERMS_OFF = {"llm_environment": False, "llm_summary": False, "llm_promotion": False}
+
+_SAMPLING_SYSTEM = (
+    "You are one step of a code-search tool, not a conversation. Answer with exactly the "
+    "one JSON object the request asks for, and nothing else."
+)
+
+
+class SamplingLLM:
+    """The session's language model under ``deepdiscovery mcp --llm sampling``: the host
+    agent's own model, asked with ``sampling/createMessage`` through the tool call being
+    served, so no key and no second model are needed.
+
+    The session holds one; each tool call binds its own request to it in the worker
+    thread that runs its query (:meth:`serving`), so calls served side by side each ask
+    through their own client request. A client that did not announce the sampling
+    capability gets the query without the LLM terms, and a note saying so. An error
+    answer (a refusal), an answer that is not text, or none within ``timeout`` seconds
+    is a :class:`PluginError`: that term keeps its deterministic path and the package's
+    ``llm`` notes say why. ``max_tokens`` bounds each answer; ``context_window`` is what
+    the library may fill of the host's model.
+    """
+
+    name = "mcp-sampling"
+
+    def __init__(
+        self, *, timeout: float = 60.0, max_tokens: int = 1024, context_window: int = 16000
+    ) -> None:
+        for what, value in (("timeout", timeout), ("max_tokens", max_tokens)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise PluginError(f"{what} must be a positive number, got {value!r}")
+        window = context_window
+        if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
+            raise PluginError(f"context_window must be a positive int, got {window!r}")
+        self.timeout = float(timeout)
+        self.max_tokens = int(max_tokens)
+        self.context_window = context_window
+        # Which tool call each worker thread serves: the core calls `complete` in the
+        # thread that runs the query.
+        self._bound = threading.local()
+
+    def __repr__(self) -> str:
+        return f"SamplingLLM(timeout={self.timeout:g}, max_tokens={self.max_tokens})"
+
+    @contextlib.contextmanager
+    def serving(self, call: _SamplingCall) -> Iterator[None]:
+        """For the block, this thread's prompts go to ``call``'s client."""
+        self._bound.call = call
+        try:
+            yield
+        finally:
+            self._bound.call = None
+
+    def complete(self, prompt: str) -> str:
+        """The host model's answer to ``prompt``, asked through the call this thread
+        serves; :class:`PluginError` when there is none."""
+        call: Optional[_SamplingCall] = getattr(self._bound, "call", None)
+        if call is None:
+            raise PluginError(f"{self.name}: no MCP tool call is being served in this thread")
+        return call.ask(prompt)
+
+
+class _SamplingCall:
+    """The host's model for one tool call. Built on the event loop from the call's
+    context; :meth:`ask` runs in the query's worker thread and sends the request on the
+    call's own channel (on streamable HTTP, the stream of that call)."""
+
+    def __init__(self, model: SamplingLLM, ctx: Optional[Context]) -> None:
+        self._model = model
+        self._ctx = ctx
+        #: Why the client cannot be asked, as a note for the package; ``None`` when it can.
+        self.unavailable = _why_no_sampling(ctx)
+
+    def ask(self, prompt: str) -> str:
+        """The text of the client's answer; any failure is a :class:`PluginError`."""
+        name = self._model.name
+        if self.unavailable:
+            raise PluginError(f"{name}: {self.unavailable}")
+        try:
+            return anyio.from_thread.run(self._create_message, prompt)
+        except PluginError:
+            raise
+        except NoBackChannelError:
+            raise PluginError(f"{name}: the tool call has ended, its channel is closed") from None
+        except MCPError as e:
+            if e.error.code == REQUEST_TIMEOUT:
+                raise PluginError(
+                    f"{name}: the client did not answer within {self._model.timeout:g} s"
+                ) from None
+            if e.error.code == CONNECTION_CLOSED:
+                raise PluginError(f"{name}: the connection to the client closed") from None
+            raise PluginError(f"{name}: the client answered with an error: {e}") from None
+        except ValidationError as e:
+            raise PluginError(
+                f"{name}: the client's answer is not a sampling result: {e}"
+            ) from None
+        except Exception as e:  # a failure of the connection must not become the core's
+            raise PluginError(f"{name}: the sampling request failed: {e!r}") from None
+
+    async def _create_message(self, prompt: str) -> str:
+        assert self._ctx is not None  # `unavailable` is set without a context
+        message = SamplingMessage(role="user", content=TextContent(type="text", text=prompt))
+        request = CreateMessageRequest(
+            params=CreateMessageRequestParams(
+                messages=[message],
+                system_prompt=_SAMPLING_SYSTEM,
+                include_context="none",
+                temperature=0.0,
+                max_tokens=self._model.max_tokens,
+            )
+        )
+        # What `ServerSession.create_message` sends, without its warning that the
+        # 2026-07-28 protocol deprecates sampling (hosts of the handshake era use it).
+        result = await self._ctx.session.send_request(
+            request,
+            CreateMessageResult,
+            request_read_timeout_seconds=self._model.timeout,
+            metadata=ServerMessageMetadata(related_request_id=self._ctx.request_context.request_id),
+        )
+        if not isinstance(result.content, TextContent):
+            raise PluginError(
+                f"{self._model.name}: the client answered with {result.content.type} content, "
+                "not text"
+            )
+        return result.content.text
+
+
+def _why_no_sampling(ctx: Optional[Context]) -> Optional[str]:
+    """Why the client of ``ctx`` cannot be asked to sample, or ``None`` when it can."""
+    off = "LLM terms off (--llm sampling): "
+    if ctx is None:
+        return off + "no MCP request to ask the client through"
+    capabilities = ctx.session.client_capabilities
+    if capabilities is None or capabilities.sampling is None:
+        return off + "the MCP client did not announce the sampling capability"
+    if not ctx.session.can_send_request:
+        # The 2026-07-28 protocol has no server-to-client requests: sampling comes back
+        # as input_required rounds there, which a query cannot pause for.
+        return off + (
+            f"the MCP connection (protocol {ctx.session.protocol_version}) cannot carry "
+            "requests from the server"
+        )
+    return None
+
+
+# ---------------------------------------------------------------------------------
 # The repository the server is bound to
 
 
@@ -212,6 +422,22 @@ class Repository:
         self.session = Session(os.path.abspath(root), llm=llm, embedder=embedder)
         self.root = os.path.realpath(root)
         self._given = os.path.abspath(root)
+        self._sampling = llm if isinstance(llm, SamplingLLM) else None
+
+    def sampling(self, ctx: Optional[Context]) -> Optional[_SamplingCall]:
+        """The host's model for the tool call of ``ctx``, when the server asks it
+        (``--llm sampling``); ``None`` otherwise."""
+        return _SamplingCall(self._sampling, ctx) if self._sampling is not None else None
+
+    @contextlib.contextmanager
+    def _asking(self, call: Optional[_SamplingCall]) -> Iterator[Dict[str, Any]]:
+        """For the block, this thread's prompts go to ``call``'s client; yields the
+        query options: the LLM terms off when that client cannot be asked."""
+        if self._sampling is None or call is None:
+            yield {}
+            return
+        with self._sampling.serving(call):
+            yield dict(_LLM_TERMS_OFF) if call.unavailable else {}
 
     def relative(self, path: str, what: str = "path") -> str:
         """``path`` (relative to the root, or absolute inside it) as the repository's
@@ -252,16 +478,30 @@ class Repository:
             )
         return relative
 
-    def package(self, task: str, budget_tokens: int, open_paths: Sequence[str]) -> ContextPackage:
-        """The session's package for ``task``, with ``open_paths`` (checked) as hints."""
+    def package(
+        self,
+        task: str,
+        budget_tokens: int,
+        open_paths: Sequence[str],
+        sampling: Optional[_SamplingCall] = None,
+    ) -> ContextPackage:
+        """The session's package for ``task``, with ``open_paths`` (checked) as hints,
+        asking the host's model through ``sampling`` when the server does so."""
         hints = {"paths": [self.relative(p, "open_paths entry") for p in open_paths]}
-        return self.session.discover(task, budget_tokens=budget_tokens, hints=hints)
+        with self._asking(sampling) as options:
+            return self.session.discover(task, budget_tokens=budget_tokens, hints=hints, **options)
 
     # The tools' bodies: blocking, run in worker threads.
 
-    def discover(self, task: str, budget_tokens: int, open_paths: Sequence[str]) -> CallToolResult:
+    def discover(
+        self,
+        task: str,
+        budget_tokens: int,
+        open_paths: Sequence[str],
+        sampling: Optional[_SamplingCall] = None,
+    ) -> CallToolResult:
         """The ``discover`` tool: the package's Markdown and its files."""
-        package = self.package(task, budget_tokens, open_paths)
+        package = self.package(task, budget_tokens, open_paths, sampling)
         data = package.to_dict()
         budget = data["budget"]
         result = DiscoverResult(
@@ -286,13 +526,17 @@ class Repository:
             ),
             over_budget=data["skipped"]["over_budget"],
             filtered=data["skipped"]["filtered"],
-            notes=package.notes,
+            notes=package.notes + _unavailable(sampling),
+            llm=budget.get("llm"),
         )
         return _result(package.to_markdown(), result)
 
-    def locate(self, task: str, anchors: int) -> CallToolResult:
+    def locate(
+        self, task: str, anchors: int, sampling: Optional[_SamplingCall] = None
+    ) -> CallToolResult:
         """The ``locate`` tool: the anchors as text and as data."""
-        location = self.session.locate(task, anchors=anchors)
+        with self._asking(sampling) as options:
+            location = self.session.locate(task, anchors=anchors, **options)
         result = LocateResult(
             task_type=location["task_type"][0],
             anchors=[
@@ -306,6 +550,8 @@ class Repository:
                 )
                 for rank, a in enumerate(location["anchors"], 1)
             ],
+            notes=list(location.get("notes", [])) + _unavailable(sampling),
+            llm=location.get("llm"),
         )
         return _result(format_anchors(location), result)
 
@@ -348,13 +594,23 @@ class Repository:
         return _result("\n".join(lines), result)
 
     def explain(
-        self, task: str, path: str, budget_tokens: int, open_paths: Sequence[str]
+        self,
+        task: str,
+        path: str,
+        budget_tokens: int,
+        open_paths: Sequence[str],
+        sampling: Optional[_SamplingCall] = None,
     ) -> CallToolResult:
         """The ``explain`` tool: where the file stands in the task's package."""
         relative = self.existing_file(path)
-        package = self.package(task, budget_tokens, open_paths)
+        package = self.package(task, budget_tokens, open_paths, sampling)
         result = _explanation(package, relative)
         return _result(result.explanation, result)
+
+
+def _unavailable(sampling: Optional[_SamplingCall]) -> List[str]:
+    """The note saying why the host's model could not be asked, if it could not."""
+    return [sampling.unavailable] if sampling is not None and sampling.unavailable else []
 
 
 def _explanation(package: ContextPackage, path: str) -> ExplainResult:
@@ -492,7 +748,8 @@ def build_server(root: str, llm: Any = None, embedder: Any = None) -> MCPServer:
     """The MCP server of the repository at ``root`` (its session is opened here, so a
     missing root raises :class:`deepdiscovery.RepositoryError` before anything is served).
     ``llm`` and ``embedder`` are the session's plug-ins (see :class:`deepdiscovery.Session`):
-    with a model, every query runs the paper's LLM-assisted terms."""
+    with a model, every query runs the paper's LLM-assisted terms. A :class:`SamplingLLM`
+    asks the host agent's own model, through each tool call's client."""
     repo = Repository(root, llm=llm, embedder=embedder)
     server: MCPServer = MCPServer(
         "deepdiscovery",
@@ -520,15 +777,19 @@ def build_server(root: str, llm: Any = None, embedder: Any = None) -> MCPServer:
         its text or a compact card of its definitions, and why it was included, within a
         token budget. Call it first, with the task as the user wrote it. Files edited
         since the last call are read again, so the answer is always current."""
-        return await _run(lambda: repo.discover(task, budget_tokens, open_paths), ctx)
+        sampling = repo.sampling(ctx)
+        return await _run(lambda: repo.discover(task, budget_tokens, open_paths, sampling), ctx)
 
     @_tool(server, "Locate the anchors of a task")
-    async def locate(task: Task, anchors: Anchors = 8) -> Annotated[CallToolResult, LocateResult]:
+    async def locate(
+        task: Task, anchors: Anchors = 8, ctx: Optional[Context] = None
+    ) -> Annotated[CallToolResult, LocateResult]:
         """The anchors of a task: the few files its text points at directly, with their
         scores and the signals that matched (error and symbol names, file names, tests,
         recent history). Quicker than discover, without relations or file texts: use it
         to check where a task lands."""
-        return await _run(lambda: repo.locate(task, anchors))
+        sampling = repo.sampling(ctx)
+        return await _run(lambda: repo.locate(task, anchors, sampling))
 
     @_tool(server, "Relations of a file")
     async def related(path: FilePath) -> Annotated[CallToolResult, RelatedResult]:
@@ -552,7 +813,10 @@ def build_server(root: str, llm: Any = None, embedder: Any = None) -> MCPServer:
         ranked below the files chosen, or not
         considered at all. Give the same task, budget_tokens and open_paths as the
         discover call it is about."""
-        return await _run(lambda: repo.explain(task, path, budget_tokens, open_paths), ctx)
+        sampling = repo.sampling(ctx)
+        return await _run(
+            lambda: repo.explain(task, path, budget_tokens, open_paths, sampling), ctx
+        )
 
     return server
 

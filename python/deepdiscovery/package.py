@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from deepdiscovery import picture
+
 __all__ = ["ContextFile", "ContextPackage", "FileView", "Span", "card_text", "retrieved"]
 
 
@@ -112,7 +114,8 @@ class ContextPackage:
     """The structured task context Ĉ: ranked files with roles, views and rationales,
     the anchors, the relations among the files, the environment and the budget.
 
-    In a notebook it renders itself (``_repr_markdown_`` / ``_repr_html_``).
+    In a notebook it renders itself (``_repr_markdown_`` / ``_repr_html_``, the latter
+    with a picture of its files and relations, :meth:`to_svg`).
     """
 
     def __init__(self, data: Dict[str, Any], markdown: str) -> None:
@@ -131,10 +134,12 @@ class ContextPackage:
 
     @property
     def task(self) -> str:
+        """The task the package was built for."""
         return self._data.get("task", "")
 
     @property
     def task_type(self) -> str:
+        """What kind of task it is (bug fix, feature, …) as the core classified it."""
         return self._data.get("task_type", "")
 
     @property
@@ -174,6 +179,7 @@ class ContextPackage:
 
     @property
     def schema_version(self) -> int:
+        """The version of the package's JSON schema."""
         return self._data.get("schema_version", 0)
 
     def to_dict(self) -> Dict[str, Any]:
@@ -187,6 +193,12 @@ class ContextPackage:
     def to_markdown(self) -> str:
         """The package rendered for a prompt; never longer than the token budget."""
         return self._markdown
+
+    def to_svg(self) -> str:
+        """The files (anchors apart) and the relations among them as an SVG: the graph
+        of the Markdown's Mermaid diagram, drawn without Mermaid (see
+        :mod:`deepdiscovery.picture`)."""
+        return picture.to_svg(self._data)
 
     def __len__(self) -> int:
         return len(self._files)
@@ -219,11 +231,12 @@ class ContextPackage:
         )
         budget = self._data.get("budget", {})
         return (
-            "<div><p><b>Context package</b>: {} files, {} of {} tokens</p>"
+            "<div>{}<p><b>Context package</b>: {} files, {} of {} tokens</p>"
             "<table><thead><tr><th>#</th><th>path</th><th>role</th><th>score</th>"
             "<th>view</th><th>why</th></tr></thead><tbody>{}</tbody></table>"
             "<details><summary>Markdown</summary><pre>{}</pre></details></div>"
         ).format(
+            self.to_svg(),
             len(self._files),
             budget.get("used_tokens", 0),
             budget.get("max_tokens", 0),
