@@ -31,6 +31,7 @@ from typing import Any, Callable, Dict, Optional, Sequence, TextIO
 from deepdiscovery import Config, Hints, Session, __version__
 from deepdiscovery.errors import DeepDiscoveryError, RepositoryError, TaskError
 from deepdiscovery.eval import evaluate, load_tasks, repo_root
+from deepdiscovery.formatting import format_anchors
 
 __all__ = ["format_anchors", "main"]
 
@@ -478,20 +479,6 @@ def _explanation(package: Dict[str, Any]) -> str:
         f"stopped: {budget.get('stop', 'unknown')}.",
     ]
     lines.extend(f"Note: {note}" for note in package.get("notes", []))
-    return "\n".join(lines)
-
-
-def format_anchors(location: Dict[str, Any]) -> str:
-    """The anchors of a Location result, one block each: rank, path, score and role, the
-    terms of the score, and the signals that matched."""
-    lines = []
-    for rank, anchor in enumerate(location["anchors"], 1):
-        terms = "  ".join(f"{name} {value:.2f}" for name, value in anchor["terms"].items())
-        lines.append(f"{rank}. {anchor['path']}  score {anchor['score']:.3f}  [{anchor['role']}]")
-        lines.append(f"     {terms}")
-        lines.extend(f"     - {signal}" for signal in anchor["signals"])
-    if not lines:
-        lines.append("no anchor: nothing in the repository matches the task")
     return "\n".join(lines)
 
 

@@ -65,7 +65,7 @@ from mcp.types import (
 from pydantic import BaseModel, Field, ValidationError
 
 from deepdiscovery import ContextPackage, Session, __version__
-from deepdiscovery.cli import format_anchors
+from deepdiscovery.formatting import format_anchors
 from deepdiscovery.errors import DeepDiscoveryError, PluginError
 
 __all__ = [
