@@ -144,10 +144,14 @@ fuzz: $(VPY)
 		-artifact_prefix=fuzz/artifacts/tools/ fuzz/target/corpus/tools
 
 # The learned scorer of the Location stage (deepdiscovery-core/src/locate/ranker.json)
-# from feature dumps (`sh benches/features.sh $(FEATURES)`), in a development-only
+# and the learned change-set completion (deepdiscovery-core/src/infer/completion.json,
+# trained on the mined sets only, the others held out) from feature dumps
+# (`sh benches/features.sh $(FEATURES)`), in a development-only
 # venv: scikit-learn and LightGBM are never runtime dependencies. Writes the model and
 # the grouped cross-validation table; the Rust tests then check the model against the
 # trainer's own scores and pin its output on the fixtures.
+# The completion reads the scorer's probabilities: after a new ranker.json, dump the
+# features again before trusting a new completion.json.
 FEATURES ?= /work/features
 TRAIN_VENV ?= .venv-train
 train:
@@ -157,7 +161,12 @@ train:
 		--out deepdiscovery-core/src/locate/ranker.json \
 		--report benches/results/ranker-cv.md \
 		$(foreach s,lite ml sample train single,$(if $(wildcard $(FEATURES)/$(s).jsonl),$(s)=$(FEATURES)/$(s).jsonl))
-	cargo test -q -p deepdiscovery-core --lib ranker
+	$(TRAIN_VENV)/bin/python benches/train_completion.py \
+		--out deepdiscovery-core/src/infer/completion.json \
+		--report benches/results/completion-cv.md \
+		--train $(foreach s,train single,$(if $(wildcard $(FEATURES)/completion/$(s).jsonl),$(s)=$(FEATURES)/completion/$(s).jsonl)) \
+		--eval $(foreach s,sample ml lite,$(if $(wildcard $(FEATURES)/completion/$(s).jsonl),$(s)=$(FEATURES)/completion/$(s).jsonl))
+	cargo test -q -p deepdiscovery-core --lib -- ranker completion
 
 lint:
 	cargo fmt --all -- --check

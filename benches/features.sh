@@ -1,7 +1,10 @@
 #!/bin/sh
-# The training data of the learned scorer (`make train`): the Location stage's
-# feature rows of every candidate, on the four task sets, in git work trees with
-# history (as users run).
+# The training data of the learned models (`make train`), on the task sets, in git
+# work trees with history (as users run):
+# - OUT_DIR/NAME.jsonl: the Location stage's feature rows of every candidate (the
+#   learned scorer, `eval_tasks --locate --features`);
+# - OUT_DIR/completion/NAME.jsonl: the rows of the learned change-set completion's
+#   candidates (`eval_tasks --features`, the whole of discover).
 #
 #   sh benches/features.sh OUT_DIR
 #
@@ -21,7 +24,7 @@ out=${1:?usage: sh benches/features.sh OUT_DIR}
 mirrors=${MIRRORS:-/work/.mirror}
 checkouts=${CHECKOUTS:-/work/checkouts-features}
 tasks=${TASKS:-"lite=/work/mined/lite_avail.jsonl ml=/work/shared/bench/multilingual_dev.jsonl sample=/work/mined/sample.jsonl train=/work/mined/train.jsonl single=/work/mined/single_sample.jsonl"}
-mkdir -p "$out"
+mkdir -p "$out/completion"
 cargo build --release -q -p deepdiscovery-core --example eval_tasks
 for set in $tasks; do
     name=${set%%=*}
@@ -30,4 +33,8 @@ for set in $tasks; do
         --mirrors "$mirrors" --checkouts "$checkouts/$name" \
         --json "$out/$name.jsonl" "$file" > "$out/$name.txt" 2>&1
     tail -n 3 "$out/$name.txt"
+    target/release/examples/eval_tasks --features --with-history \
+        --mirrors "$mirrors" --checkouts "$checkouts/$name" \
+        --json "$out/completion/$name.jsonl" "$file" > "$out/completion/$name.txt" 2>&1
+    tail -n 3 "$out/completion/$name.txt"
 done

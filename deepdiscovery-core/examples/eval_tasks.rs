@@ -34,10 +34,11 @@
 //!   and Eq. 8, `--patience N` the idle actions that stop expansion, `--min-score-ratio X`
 //!   the filter on final scores (all but `--no-compression`, which is `--no-sum` there, are refused
 //!   with `--locate`);
-//! - `--json OUT` writes one JSON line of results per task; with `--features` (and
-//!   `--locate`) each line also holds the learned scorer's feature rows of the
-//!   candidates (`features`: `[path, [values…]]`, names in `feature_names`), the
-//!   training data of `make train`.
+//! - `--json OUT` writes one JSON line of results per task; with `--features` each
+//!   line also holds feature rows (`features`: `[path, [values…]]`, names in
+//!   `feature_names`), the training data of `make train`: with `--locate` the
+//!   learned scorer's rows of Location's candidates, without it the rows of the
+//!   learned change-set completion's candidates (`Session::discover_traced`).
 //!
 //! One line per task goes to stderr (the rank of each gold file, `-` when it is not
 //! ranked, `*` after a file the fix creates; then whether each is in the returned set,
@@ -67,6 +68,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
+use deepdiscovery_core::infer::COMPLETION_FEATURES;
 use deepdiscovery_core::infer::StopReason;
 use deepdiscovery_core::locate::{FEATURE_NAMES, Location, Preset};
 use deepdiscovery_core::{ContextPackage, DiscoverConfig, Session, Task};
@@ -247,9 +249,6 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
     }
     if o.with_history && !checkouts_given {
         o.checkouts = PathBuf::from("/work/bench-hist");
-    }
-    if o.features && !o.locate {
-        return Err("--features needs --locate (the rows are the Location stage's)".into());
     }
     if o.locate && !discover_only.is_empty() {
         return Err(format!(
@@ -703,12 +702,20 @@ fn run_one(task: &BenchTask, root: &Path, options: &Options) -> Outcome {
         }
     } else {
         let result =
-            std::panic::catch_unwind(AssertUnwindSafe(|| session.discover(&query, config)));
+            std::panic::catch_unwind(AssertUnwindSafe(|| session.discover_traced(&query, config)));
         let (stage_ms, total_ms) = elapsed();
         match result {
-            Ok(Ok(package)) => Outcome::Located(Box::new(Run::from_package(
-                package, &gold, stage_ms, total_ms,
-            ))),
+            Ok(Ok((package, rows))) => {
+                let mut run = Run::from_package(package, &gold, stage_ms, total_ms);
+                if options.features {
+                    run.json.insert(
+                        "feature_names".into(),
+                        json!(COMPLETION_FEATURES.as_slice()),
+                    );
+                    run.json.insert("features".into(), json!(rows.rows));
+                }
+                Outcome::Located(Box::new(run))
+            }
             Ok(Err(e)) => Outcome::Failed(format!("discover: {e}")),
             Err(panic) => Outcome::Failed(format!("discover panicked: {}", panic_message(&panic))),
         }
@@ -1401,9 +1408,9 @@ mod tests {
     }
 
     #[test]
-    fn feature_rows_need_the_location_stage() {
-        let error = args(&["--features", "f"]).unwrap_err();
-        assert!(error.contains("--locate"), "{error}");
+    fn feature_rows_come_from_either_stage() {
+        let o = args(&["--features", "f"]).unwrap().unwrap();
+        assert!(o.features && !o.locate);
         let o = args(&["--locate", "--features", "f"]).unwrap().unwrap();
         assert!(o.features && o.locate);
     }

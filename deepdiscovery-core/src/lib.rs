@@ -96,6 +96,7 @@ pub mod rules;
 mod session;
 pub mod source;
 pub mod task;
+mod trees;
 
 pub use artifact::{Language, Role};
 pub use error::{Error, Result};

@@ -539,6 +539,26 @@ impl Session {
         crate::error::guarded("discover", || crate::infer::discover(self, task, config))
     }
 
+    /// [`Session::discover`], and with the package the feature rows of the
+    /// candidates the learned change-set completion read (names in
+    /// [`crate::infer::COMPLETION_FEATURES`]): the training data of `make train`
+    /// (`eval_tasks --completion-features`).
+    ///
+    /// # Errors
+    /// As [`Session::discover`].
+    pub fn discover_traced(
+        &self,
+        task: &crate::task::Task,
+        config: &crate::infer::DiscoverConfig,
+    ) -> Result<(
+        crate::infer::ContextPackage,
+        crate::locate::features::FeatureTable,
+    )> {
+        crate::error::guarded("discover", || {
+            crate::infer::discover_traced(self, task, config)
+        })
+    }
+
     /// The history of the current HEAD, from the cache when HEAD has not moved.
     fn current_history(&self, state: &mut State) -> Option<Arc<History>> {
         state.stats.history_reused = false;

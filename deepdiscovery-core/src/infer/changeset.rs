@@ -184,6 +184,67 @@ pub(super) fn complete(
     out
 }
 
+/// How a candidate's history ties it to the context, for the learned completion
+/// ([`super::completion`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(super) struct Coupling {
+    /// The strongest `w_a · P(b | a)` over the anchors (as for partners above).
+    pub partner: f32,
+    /// The anchor (its index) that gives [`Coupling::partner`].
+    pub anchor: usize,
+    /// `P(b | top)`: the share of the best file's past changes that also changed it.
+    pub with_top: f32,
+    /// The share of all commits read that changed it (a convention's strength), 0
+    /// below [`MIN_COMMITS`] commits.
+    pub share: f32,
+    /// How many commits read changed it.
+    pub commits: usize,
+}
+
+/// The history's ties of every file the history touched to the anchors (path,
+/// normalized Location score), the best first.
+pub(super) fn couplings<'h>(
+    history: &'h History,
+    anchors: &[(String, f32)],
+) -> HashMap<&'h str, Coupling> {
+    let counts = Counts::new(history);
+    let mut out: HashMap<&'h str, Coupling> = HashMap::new();
+    for (&path, &(n, _)) in &counts.files {
+        out.insert(
+            path,
+            Coupling {
+                share: if counts.commits >= MIN_COMMITS {
+                    n as f32 / counts.commits as f32
+                } else {
+                    0.0
+                },
+                commits: n,
+                ..Coupling::default()
+            },
+        );
+    }
+    for (k, (anchor, w)) in anchors.iter().enumerate() {
+        for (partner, given, _) in counts.partners(history, anchor) {
+            let Some(entry) = history_path(&counts, &partner).and_then(|p| out.get_mut(p)) else {
+                continue;
+            };
+            if w * given > entry.partner {
+                entry.partner = w * given;
+                entry.anchor = k;
+            }
+            if k == 0 {
+                entry.with_top = given;
+            }
+        }
+    }
+    out
+}
+
+/// The history's own copy of `path` (the key [`couplings`] is indexed by).
+fn history_path<'h>(counts: &Counts<'h>, path: &str) -> Option<&'h str> {
+    counts.files.get_key_value(path).map(|(k, _)| *k)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

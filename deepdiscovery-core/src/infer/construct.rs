@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::card::{MetadataCard, promoted_spans};
+use super::completion;
 use super::expand::{self, ExpandInput, Expansion, Link, Selected, Via};
 use super::package::{
     AnchorEntry, BudgetReport, ContextPackage, FileView, HistoryEntry, Hop, PackageFile,
@@ -19,6 +20,7 @@ use crate::Result;
 use crate::artifact::{Language, Role};
 use crate::facts::Facts;
 use crate::graph::{Relation, RelationFamily, RepoGraph};
+use crate::locate::features::FeatureTable;
 use crate::locate::{CueKind, Location, cue_symbol, task_type, view};
 use crate::plugins::LlmCaller;
 use crate::session::{ArtifactInfo, Session};
@@ -50,7 +52,7 @@ pub(super) fn run(
     session: &Session,
     task: &Task,
     config: &DiscoverConfig,
-) -> Result<ContextPackage> {
+) -> Result<(ContextPackage, FeatureTable)> {
     let started = Instant::now();
     // One language-model caller for the query: its cap counts both stages' calls.
     let llm = session
@@ -155,6 +157,7 @@ pub(super) fn run(
 
     let t = Instant::now();
     // Location-only (Table III) returns the anchors as Location ranked them.
+    let mut rows = FeatureTable::default();
     let (ordered, weak, filtered) = if config.ablation.location_only {
         let anchors = expansion
             .selected
@@ -186,6 +189,30 @@ pub(super) fn run(
                 history,
                 &input_anchors,
                 &ranked_paths,
+                &graph,
+                &normalized,
+            );
+        }
+        let context: Vec<String> = ordered.iter().map(|(s, _)| s.path.clone()).collect();
+        let artifact = |p: &str| artifacts.get(p).map(|a| (a.role, a.size));
+        let inputs = completion::Inputs {
+            location: &location,
+            context: &context,
+            graph: &graph,
+            history: if config.ablation.no_history {
+                None
+            } else {
+                graph.history()
+            },
+            normalized: &normalized,
+            artifact: &artifact,
+        };
+        let candidates = completion::candidates(&inputs);
+        rows = completion::table(&candidates);
+        if let Some(model) = completion::builtin() {
+            complete_learned(
+                &mut ordered,
+                completion::select(model, candidates),
                 &graph,
                 &normalized,
             );
@@ -297,7 +324,60 @@ pub(super) fn run(
             millis: ms(t),
         },
     ];
-    Ok(package)
+    Ok((package, rows))
+}
+
+/// Adds the candidates the learned completion chose (see
+/// [`completion`](super::completion)), each scored by the noisy-or of its own
+/// Location score and its probability, and re-sorts the context.
+fn complete_learned(
+    ordered: &mut Vec<Scored>,
+    chosen: Vec<(completion::Candidate, f32)>,
+    graph: &RepoGraph,
+    normalized: &HashMap<String, f32>,
+) {
+    let step = ordered.iter().map(|(s, _)| s.step).max().unwrap_or(0);
+    for (k, (c, p)) in chosen.into_iter().enumerate() {
+        let cluster = ordered
+            .iter()
+            .find(|(s, _)| s.path == c.from)
+            .map_or(0, |(s, _)| s.cluster);
+        let location = normalized.get(&c.path).copied().unwrap_or(0.0);
+        let via = match c.linked {
+            Some((_, relation, leaves)) => Via::Edge {
+                relation,
+                forward: !leaves,
+            },
+            None if c.coupling.partner > 0.0 => Via::Edge {
+                relation: Relation::CoChange,
+                forward: true,
+            },
+            None => Via::LocalSearch,
+        };
+        let link = Link {
+            from: c.from.clone(),
+            via,
+            confidence: p,
+            rationale: completion::rationale(&c, p),
+        };
+        let score = 1.0 - (1.0 - location) * (1.0 - p);
+        ordered.push((
+            Selected {
+                role: graph.node(&c.path).map_or(Role::Other, |n| n.role),
+                path: c.path,
+                location,
+                weight: p,
+                anchor: false,
+                step: step + 1 + k,
+                reached: Some(link.clone()),
+                support: vec![link],
+                priority: None,
+                cluster,
+            },
+            score,
+        ));
+    }
+    ordered.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.path.cmp(&b.0.path)));
 }
 
 /// Adds the files the project's history says change with the context (see

@@ -5,6 +5,7 @@
 
 pub mod card;
 mod changeset;
+mod completion;
 mod construct;
 pub mod expand;
 mod judge;
@@ -23,6 +24,7 @@ use crate::task::{Budget, Task};
 use crate::{Error, Result, Session};
 
 pub use card::{MetadataCard, TextSpan};
+pub use completion::{COMPLETION_FEATURE_COUNT, COMPLETION_FEATURES};
 pub use expand::{Aspect, Priority, StopReason, Via};
 pub use package::{
     AnchorEntry, BudgetReport, ContextPackage, FileView, HistoryEntry, Hop, PackageFile,
@@ -178,6 +180,16 @@ pub(crate) fn discover(
     task: &Task,
     config: &DiscoverConfig,
 ) -> Result<ContextPackage> {
+    Ok(discover_traced(session, task, config)?.0)
+}
+
+/// Runs Algorithm 1 and returns, with the package, the feature rows of the learned
+/// change-set completion's candidates (see [`Session::discover_traced`]).
+pub(crate) fn discover_traced(
+    session: &Session,
+    task: &Task,
+    config: &DiscoverConfig,
+) -> Result<(ContextPackage, crate::locate::features::FeatureTable)> {
     config.validate()?;
     construct::run(session, task, config)
 }

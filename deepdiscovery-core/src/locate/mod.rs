@@ -14,7 +14,7 @@ mod evidence;
 pub mod features;
 pub mod history;
 pub(crate) mod lexical;
-mod ranker;
+pub(crate) mod ranker;
 mod report;
 mod score;
 mod stage;
@@ -217,7 +217,19 @@ pub struct Location {
     /// ([`lexical::FileStats::words`]): where the graph's scope looks for names.
     #[serde(skip)]
     pub(crate) words: std::sync::Arc<HashMap<String, std::sync::Arc<[u32]>>>,
+    /// Per file among the best [`MATCHED_FILES`] ranked, the task's terms it matches
+    /// (indices into the query's terms) with their BM25F contributions: what the
+    /// change-set completion reads to see which of the task's words the context
+    /// leaves unexplained.
+    #[serde(skip)]
+    pub(crate) matched: HashMap<String, Vec<(usize, f32)>>,
+    /// How many terms the task's query has.
+    #[serde(skip)]
+    pub(crate) query_terms: usize,
 }
+
+/// The ranked files whose matched terms [`Location`] keeps.
+pub(crate) const MATCHED_FILES: usize = 128;
 
 impl Location {
     /// A plain-text explanation of the anchors: each term's contribution to Eq. 6 and

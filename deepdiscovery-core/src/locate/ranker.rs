@@ -3,241 +3,33 @@
 //! Eq. 6 combines four normalized terms with hand-set coefficients. The learned
 //! scorer reads the same evidence taken apart ([`super::features`]: BM25 per field,
 //! each channel of s_rule, the role prior, Eq. 6's own score) and combines it with
-//! gradient-boosted regression trees on the log-odds that a candidate is a file the
-//! change touches. The trees are trained offline by `make train`
-//! (`benches/train_ranker.py`) on mined and development tasks, and committed as
-//! `ranker.json`; this module evaluates them. No ML runtime at query time, no
-//! randomness: the same row always gives the same score.
-//!
-//! Every score is explained: the path contributions of each feature (the change of
-//! the node value along the path a row takes, summed per feature) add up, with the
-//! bias, to the log-odds.
+//! gradient-boosted regression trees ([`crate::trees`]) on the log-odds that a
+//! candidate is a file the change touches. The trees are trained offline by `make
+//! train` (`benches/train_ranker.py`) on mined and development tasks, and committed
+//! as `ranker.json`.
 
 use std::sync::OnceLock;
 
-use serde::Deserialize;
-
-use super::features::{FEATURE_COUNT, FEATURE_NAMES};
+use super::features::FEATURE_NAMES;
+use crate::trees::Trees;
 
 /// The committed model.
 const BUILTIN: &str = include_str!("ranker.json");
 
-/// One regression tree, nodes in preorder (children after their parent).
-#[derive(Debug, Deserialize)]
-struct Tree {
-    feature: Vec<i64>,
-    threshold: Vec<f64>,
-    left: Vec<i64>,
-    right: Vec<i64>,
-    value: Vec<f64>,
-}
-
-/// A tree ensemble on the log-odds, as `benches/train_ranker.py` writes it.
-#[derive(Debug, Deserialize)]
-pub(crate) struct Ranker {
-    kind: String,
-    features: Vec<String>,
-    init: f64,
-    learning_rate: f64,
-    trees: Vec<Tree>,
-    /// Platt scaling of the raw score into a probability.
-    #[serde(default)]
-    calibration: Calibration,
-    /// Rows and the raw scores the trainer gave them (checked when the model is
-    /// read).
-    #[serde(default)]
-    checks: Vec<Check>,
-}
-
-/// σ(scale · raw + offset): the probability a raw score stands for, fitted on the
-/// trainer's out-of-fold scores.
-#[derive(Debug, Clone, Copy, Deserialize)]
-struct Calibration {
-    scale: f64,
-    offset: f64,
-}
-
-impl Default for Calibration {
-    fn default() -> Self {
-        Calibration {
-            scale: 1.0,
-            offset: 0.0,
-        }
-    }
-}
-
-/// A row and the raw score the trainer computed for it.
-#[derive(Debug, Deserialize)]
-struct Check {
-    row: Vec<f32>,
-    raw: f64,
-}
-
-impl Ranker {
-    /// The committed model, read once; `None` when it does not fit this build's
-    /// features (then the Location stage keeps Eq. 6's hand weights).
-    pub(crate) fn builtin() -> Option<&'static Ranker> {
-        static MODEL: OnceLock<Option<Ranker>> = OnceLock::new();
-        MODEL.get_or_init(|| Ranker::parse(BUILTIN).ok()).as_ref()
-    }
-
-    /// Reads and checks a model: its features must be this build's, and every tree
-    /// well formed (children after their parent, in range), so that scoring always
-    /// ends.
-    fn parse(text: &str) -> Result<Ranker, String> {
-        let model: Ranker = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        if model.kind != "trees" {
-            return Err(format!("unknown model kind {:?}", model.kind));
-        }
-        if model.features.len() != FEATURE_COUNT
-            || model
-                .features
-                .iter()
-                .zip(FEATURE_NAMES)
-                .any(|(a, b)| a != b)
-        {
-            return Err("the model's features are not this build's".into());
-        }
-        for tree in &model.trees {
-            let n = tree.value.len();
-            let lengths = [tree.feature.len(), tree.threshold.len(), tree.left.len()];
-            if n == 0 || lengths.iter().chain([&tree.right.len()]).any(|&l| l != n) {
-                return Err("a tree's arrays differ in length".into());
-            }
-            for node in 0..n {
-                let (l, r) = (tree.left[node], tree.right[node]);
-                let leaf = l < 0 && r < 0;
-                let inner = l > node as i64
-                    && r > node as i64
-                    && (l as usize) < n
-                    && (r as usize) < n
-                    && (0..FEATURE_COUNT as i64).contains(&tree.feature[node]);
-                if !leaf && !inner {
-                    return Err(format!("a tree's node {node} is malformed"));
-                }
-            }
-        }
-        // The trainer's own scores of a few rows: a model this code would evaluate
-        // differently (another split rule, a lost precision) is not the model.
-        for check in &model.checks {
-            let (raw, _) = model.explain(&check.row);
-            if (f64::from(raw) - check.raw).abs() > 1e-3 {
-                return Err(format!("scores {raw} where the trainer gave {}", check.raw));
-            }
-        }
-        Ok(model)
-    }
-
-    /// The probability of a row (that the file is one the change touches) and, per
-    /// feature, its contribution to the log-odds.
-    pub(crate) fn score(&self, row: &[f32]) -> (f32, Vec<f32>) {
-        let (raw, parts) = self.explain(row);
-        let scale = self.calibration.scale as f32;
-        let log_odds = scale * raw + self.calibration.offset as f32;
-        let probability = 1.0 / (1.0 + (-log_odds).exp());
-        (probability, parts.into_iter().map(|c| c * scale).collect())
-    }
-
-    /// The raw score of a row and, per feature, its contribution to it.
-    fn explain(&self, row: &[f32]) -> (f32, Vec<f32>) {
-        let mut contributions = vec![0.0f64; FEATURE_COUNT];
-        let mut total = self.init;
-        for tree in &self.trees {
-            let mut node = 0usize;
-            // Preorder with children after parents (checked in `parse`): ends.
-            while tree.left[node] >= 0 {
-                let feature = tree.feature[node] as usize;
-                let x = f64::from(row.get(feature).copied().unwrap_or(0.0));
-                let next = if x <= tree.threshold[node] {
-                    tree.left[node]
-                } else {
-                    tree.right[node]
-                } as usize;
-                contributions[feature] +=
-                    self.learning_rate * (tree.value[next] - tree.value[node]);
-                node = next;
-            }
-            total += self.learning_rate * tree.value[0];
-        }
-        let total: f64 = total + contributions.iter().sum::<f64>();
-        (
-            total as f32,
-            contributions.into_iter().map(|c| c as f32).collect(),
-        )
-    }
+/// The committed model, read once; `None` when it does not fit this build's
+/// features (then the Location stage keeps Eq. 6's hand weights).
+pub(crate) fn builtin() -> Option<&'static Trees> {
+    static MODEL: OnceLock<Option<Trees>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| Trees::parse(BUILTIN, &FEATURE_NAMES).ok())
+        .as_ref()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    fn model(trees: &str) -> String {
-        let names: Vec<String> = FEATURE_NAMES.iter().map(|n| format!("{n:?}")).collect();
-        format!(
-            r#"{{"kind":"trees","features":[{}],"init":-1.0,"learning_rate":0.5,"trees":[{trees}]}}"#,
-            names.join(",")
-        )
-    }
-
     #[test]
     fn the_committed_model_fits_this_build() {
-        let ranker = Ranker::builtin().expect("ranker.json must match FEATURE_NAMES");
-        assert!(!ranker.trees.is_empty());
-        // The trainer's own scores: the Rust evaluation of the trees is the model.
-        assert!(!ranker.checks.is_empty());
-        for check in &ranker.checks {
-            let (raw, parts) = ranker.explain(&check.row);
-            assert!(
-                (f64::from(raw) - check.raw).abs() < 1e-3,
-                "{raw} != {}",
-                check.raw
-            );
-            let sum: f32 = parts.iter().sum::<f32>() + ranker.init as f32;
-            let roots: f64 = ranker.trees.iter().map(|t| t.value[0]).sum();
-            let expected = sum + (ranker.learning_rate * roots) as f32;
-            assert!((expected - raw).abs() < 1e-3, "{expected} != {raw}");
-        }
-    }
-
-    #[test]
-    fn contributions_add_up_to_the_log_odds() {
-        // One split on feature 0 at 0.5: left leaf 1.0, right leaf 3.0, root 2.0.
-        let tree = r#"{"feature":[0,-2,-2],"threshold":[0.5,-2,-2],"left":[1,-1,-1],"right":[2,-1,-1],"value":[2.0,1.0,3.0]}"#;
-        let ranker = Ranker::parse(&model(tree)).unwrap();
-        let mut row = vec![0.0f32; FEATURE_COUNT];
-        let (low, parts) = ranker.explain(&row);
-        assert!((low - (-1.0 + 0.5)).abs() < 1e-6, "{low}");
-        assert!((parts[0] + 0.5).abs() < 1e-6);
-        row[0] = 0.9;
-        let (high, parts) = ranker.explain(&row);
-        assert!((high - (-1.0 + 1.5)).abs() < 1e-6, "{high}");
-        assert!((parts[0] - 0.5).abs() < 1e-6);
-        let (p_high, _) = ranker.score(&row);
-        let (p_low, _) = ranker.score(&[0.0; FEATURE_COUNT]);
-        assert!(p_high > p_low && (0.0..=1.0).contains(&p_low));
-    }
-
-    #[test]
-    fn malformed_models_are_refused() {
-        // A child before its parent would loop.
-        let cycle =
-            r#"{"feature":[0,0],"threshold":[0.5,0.5],"left":[1,0],"right":[1,0],"value":[0,0]}"#;
-        assert!(Ranker::parse(&model(cycle)).is_err());
-        let short = r#"{"feature":[0],"threshold":[],"left":[-1],"right":[-1],"value":[0]}"#;
-        let unfaithful =
-            model(r#"{"feature":[-2],"threshold":[-2],"left":[-1],"right":[-1],"value":[1.0]}"#)
-                .replace(
-                    "\"trees\":[",
-                    &format!(
-                        "\"checks\":[{{\"row\":{:?},\"raw\":5.0}}],\"trees\":[",
-                        vec![0.0; FEATURE_COUNT]
-                    ),
-                );
-        assert!(Ranker::parse(&unfaithful).unwrap_err().contains("trainer"));
-        assert!(Ranker::parse(&model(short)).is_err());
-        let bad_feature = r#"{"feature":[999,-2,-2],"threshold":[0.5,-2,-2],"left":[1,-1,-1],"right":[2,-1,-1],"value":[0,0,0]}"#;
-        assert!(Ranker::parse(&model(bad_feature)).is_err());
-        assert!(Ranker::parse("{}").is_err());
-        assert!(Ranker::parse(&model("").replace("\"sem\"", "\"other\"")).is_err());
+        let model = super::builtin().expect("ranker.json must match FEATURE_NAMES");
+        crate::trees::tests::assert_faithful(model);
     }
 }

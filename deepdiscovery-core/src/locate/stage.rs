@@ -15,7 +15,7 @@ use super::evidence::{self, Channel, Signal};
 use super::features::{self, FeatureTable};
 use super::history;
 use super::lexical::{self, LexicalView, Query};
-use super::ranker::Ranker;
+use super::ranker;
 use super::report;
 use super::score;
 use super::task_type;
@@ -382,7 +382,7 @@ pub(crate) fn run(
         a.no_sem || a.no_sum || a.no_rule || a.no_prior
     };
     let ranker = match config.preset {
-        Preset::Auto if !ablated => Ranker::builtin(),
+        Preset::Auto if !ablated => ranker::builtin(),
         _ => None,
     };
     let mut learned: HashMap<usize, String> = HashMap::new();
@@ -427,6 +427,19 @@ pub(crate) fn run(
         .map(|(p, f)| (p.as_str(), std::sync::Arc::clone(f)))
         .collect();
     let view = view::build(&artifacts, &scores, &known, config.budget.location_tokens());
+    let index: HashMap<&str, usize> = artifacts
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (a.path.as_str(), i))
+        .collect();
+    let matched: HashMap<String, Vec<(usize, f32)>> = ranked
+        .iter()
+        .take(super::MATCHED_FILES)
+        .filter_map(|r| {
+            let i = *index.get(r.path.as_str())?;
+            Some((r.path.clone(), sem_terms[i].clone()))
+        })
+        .collect();
     let anchors = ranked.iter().take(config.anchors).cloned().collect();
     Ok(Location {
         anchors,
@@ -447,6 +460,8 @@ pub(crate) fn run(
         parsed: facts.iter().map(|(path, _)| path.clone()).collect(),
         features: table,
         words: Arc::new(words),
+        matched,
+        query_terms: query.terms.len(),
         cost: LocateCost {
             files_read: n - by_path_alone,
             files_parsed: facts.len(),
@@ -467,7 +482,7 @@ const EXPLAINED_FEATURES: usize = 4;
 /// candidate, the sentence that explains its place: its probability and the features
 /// that moved it most.
 fn rerank(
-    ranker: &Ranker,
+    ranker: &crate::trees::Trees,
     order: &[usize],
     rows: &[Vec<f32>],
     scores: &mut [f32],

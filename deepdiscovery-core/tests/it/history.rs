@@ -701,3 +701,69 @@ fn discover_adds_the_file_most_changes_touch_and_says_why() {
     let package = session.discover(&task, &off).unwrap();
     assert!(!package.file_paths().contains(&"CHANGELOG.md"));
 }
+
+#[test]
+fn the_completion_reads_history_ties_beyond_locations_candidates() {
+    let Some(mut repo) = Repo::new() else { return };
+    invoice_and_ledger(&mut repo);
+    // Release notes that share no word with the task, changed with two later fixes:
+    // too weak a tie for the history's own completion (a partner needs
+    // `w·P(b|a) ≥ 0.3`), strong enough to be weighed by the learned one.
+    repo.write("notes/RELEASE.txt", "Release notes\n");
+    repo.write(
+        "tests/test_invoice.py",
+        "def test_total():\n    assert True\n",
+    );
+    repo.commit(50, "notes");
+    for day in 51..53 {
+        repo.change(day, &["billing/invoice.py", "notes/RELEASE.txt"]);
+    }
+    let session = Session::open(repo.root()).unwrap();
+    let task = Task::new(INVOICE_TASK).unwrap();
+    // Location without its co-change cue: the notes are no anchor then, and only the
+    // Inference stage's history can tie them to the task.
+    let mut config = DiscoverConfig::default();
+    config.location_ablation.no_history = true;
+    let (package, rows) = session.discover_traced(&task, &config).unwrap();
+    // The same package as `discover`.
+    let plain = session.discover(&task, &config).unwrap();
+    assert_eq!(
+        serde_json::to_value(&package.files).unwrap(),
+        serde_json::to_value(&plain.files).unwrap()
+    );
+    assert!(!rows.rows.is_empty());
+    let names = &deepdiscovery_core::infer::COMPLETION_FEATURES;
+    let partner = names.iter().position(|n| *n == "partner").unwrap();
+    for (path, row) in &rows.rows {
+        assert_eq!(row.len(), names.len(), "{path}");
+        assert!(row.iter().all(|v| v.is_finite()), "{path}: {row:?}");
+        assert!(
+            !path.starts_with("tests/"),
+            "a test file is never a candidate"
+        );
+        assert_ne!(path, "billing/invoice.py", "the best file is the context");
+    }
+    let notes = rows
+        .rows
+        .iter()
+        .find(|(p, _)| p == "notes/RELEASE.txt")
+        .unwrap_or_else(|| {
+            panic!(
+                "a file the history ties to the anchor is a candidate: {:?} / {:?}",
+                package
+                    .files
+                    .iter()
+                    .map(|f| (&f.path, &f.rationale))
+                    .collect::<Vec<_>>(),
+                rows.rows.iter().map(|r| &r.0).collect::<Vec<_>>()
+            )
+        });
+    assert!(notes.1[partner] > 0.0, "{notes:?}");
+
+    // Without history nothing ties any candidate to the anchors.
+    let mut off = config;
+    off.ablation.no_history = true;
+    let (_, rows) = session.discover_traced(&task, &off).unwrap();
+    assert!(!rows.rows.is_empty());
+    assert!(rows.rows.iter().all(|(_, row)| row[partner] == 0.0));
+}

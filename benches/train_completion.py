@@ -1,0 +1,239 @@
+"""Trains the learned change-set completion of the Inference stage.
+
+    python3 benches/train_completion.py --train NAME=FEATURES.jsonl ... \
+        [--eval NAME=FEATURES.jsonl ...] [--out MODEL.json] [--report REPORT.md]
+
+Each FEATURES.jsonl is the `--json` output of
+`eval_tasks --features --with-history ...` (discover, not `--locate`) on one task
+set: per task the package it returned and, for each of Location's best candidates
+left out of the context, a row of `COMPLETION_FEATURES`
+(`deepdiscovery-core/src/infer/completion.rs`). A row is positive when its file is a
+gold file of the task (files the fix creates are left out).
+
+What it does:
+1. Grouped cross-validation by repository over the --train sets: out-of-fold
+   probabilities for every row.
+2. The selection rule of `completion.rs` (add the candidates from a probability
+   threshold, the most probable first, at most a cap per task) simulated over a grid
+   of thresholds and caps on those out-of-fold probabilities: set FRR (every gold
+   file in the package), micro recall and precision and files per package, per set.
+   Single-file sets show what the completion costs in precision.
+3. With --eval: a model trained on all --train sets scores the held-out sets, and
+   the same table is given for them (nothing there was seen in training).
+4. With --out: the model trained on the --train sets, for `completion.rs` (trees on
+   the log-odds, evaluated by our own Rust code), with check rows.
+
+Deterministic: fixed seed, sorted inputs. Development only (LightGBM, in the
+`make train` venv); never a runtime dependency.
+"""
+
+import argparse
+import collections
+import json
+import math
+import sys
+
+import numpy as np
+
+from train_ranker import SEED, export_lightgbm, folds
+
+THRESHOLDS = (0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3)
+CAPS = (1, 2, 3)
+
+
+def load(sets):
+    """Tasks: set, id, repo, package paths, gold (existing), rows (paths, x)."""
+    tasks, names = [], None
+    for name, path in sets:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                t = json.loads(line)
+                if t.get("status") != "ok" or "features" not in t:
+                    continue
+                new = set(t.get("gold_new_files") or [])
+                gold = [g for g in t["gold_files"] if g not in new]
+                if not gold:
+                    continue
+                if names is None:
+                    names = t["feature_names"]
+                elif names != t["feature_names"]:
+                    sys.exit(f"{path}: feature names differ from the first set's")
+                rows = t["features"]
+                tasks.append(
+                    {
+                        "set": name,
+                        "id": t["id"],
+                        "repo": t["repo"],
+                        "package": [s["path"] for s in t["selected"]],
+                        "gold": gold,
+                        "paths": [r[0] for r in rows],
+                        "x": np.array([r[1] for r in rows], dtype=np.float32)
+                        .reshape(-1, len(names))
+                        .astype(np.float64),
+                    }
+                )
+    tasks.sort(key=lambda t: (t["set"], t["id"]))
+    return tasks, names
+
+
+def labels(task):
+    gold = set(task["gold"])
+    return np.array([p in gold for p in task["paths"]], dtype=np.int32)
+
+
+def model():
+    import lightgbm
+
+    return lightgbm.LGBMClassifier(
+        n_estimators=150,
+        num_leaves=8,
+        learning_rate=0.05,
+        min_child_samples=40,
+        subsample=0.8,
+        subsample_freq=1,
+        colsample_bytree=0.8,
+        reg_lambda=1.0,
+        random_state=SEED,
+        deterministic=True,
+        force_row_wise=True,
+        n_jobs=1,
+        verbose=-1,
+    )
+
+
+def fit(tasks):
+    x = np.concatenate([t["x"] for t in tasks])
+    y = np.concatenate([labels(t) for t in tasks])
+    return model().fit(x, y)
+
+
+def raw_scores(m, x):
+    if len(x) == 0:
+        return np.zeros(0)
+    return m.predict(x, raw_score=True)
+
+
+def cross_validate(tasks, k=5):
+    fold_of = folds(tasks, k)
+    probability = {}
+    for f in range(k):
+        train = [t for t in tasks if fold_of[t["repo"]] != f]
+        test = [t for t in tasks if fold_of[t["repo"]] == f]
+        if not train or not test:
+            continue
+        m = fit(train)
+        for t in test:
+            probability[(t["set"], t["id"])] = sigmoid(raw_scores(m, t["x"]))
+    return probability
+
+
+def sigmoid(raw):
+    return 1.0 / (1.0 + np.exp(-raw))
+
+
+def simulate(tasks, probability, threshold, cap):
+    """Per set: set FRR, micro recall, micro precision, files per package, after the
+    selection rule; threshold None is the package as returned."""
+    out = collections.defaultdict(lambda: collections.Counter())
+    for t in tasks:
+        package = list(t["package"])
+        if threshold is not None:
+            p = probability[(t["set"], t["id"])]
+            order = sorted(range(len(p)), key=lambda i: (-p[i], t["paths"][i]))
+            package += [t["paths"][i] for i in order if p[i] >= threshold][:cap]
+        chosen = set(package)
+        hit = sum(g in chosen for g in t["gold"])
+        for name in (t["set"], "multi-file" if len(t["gold"]) > 1 else "single-file"):
+            c = out[name]
+            c["tasks"] += 1
+            c["full"] += hit == len(t["gold"])
+            c["hit"] += hit
+            c["gold"] += len(t["gold"])
+            c["files"] += len(chosen)
+    return out
+
+
+def row(c):
+    n = max(1, c["tasks"])
+    return (
+        f"{100 * c['full'] / n:.1f}",
+        f"{100 * c['hit'] / max(1, c['gold']):.1f}",
+        f"{100 * c['hit'] / max(1, c['files']):.1f}",
+        f"{c['files'] / n:.1f}",
+    )
+
+
+def grid_table(tasks, probability, title):
+    groups = sorted({t["set"] for t in tasks}) + ["multi-file", "single-file"]
+    lines = [f"### {title}", "", "| rule | " + " | ".join(groups) + " |"]
+    lines.append("|---|" + "---|" * len(groups))
+    lines.append("| (cell: set FRR / micro R / micro P / files) |" + " |" * len(groups))
+    rules = [(None, 0)] + [(th, cap) for cap in CAPS for th in THRESHOLDS]
+    for th, cap in rules:
+        sim = simulate(tasks, probability, th, cap)
+        name = "as returned" if th is None else f"p ≥ {th}, ≤ {cap}"
+        cells = [" / ".join(row(sim[g])) if sim[g]["tasks"] else "–" for g in groups]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def importance(m, names):
+    gains = m.booster_.feature_importance(importance_type="gain")
+    order = np.argsort(-gains)
+    total = gains.sum() or 1.0
+    return ", ".join(f"{names[i]} {100 * gains[i] / total:.0f}%" for i in order[:10])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--train", nargs="+", required=True, help="NAME=FEATURES.jsonl")
+    ap.add_argument("--eval", nargs="*", default=[], help="held-out NAME=FEATURES.jsonl")
+    ap.add_argument("--out", help="where to write the model (JSON)")
+    ap.add_argument("--report", help="where to write the tables (Markdown)")
+    args = ap.parse_args()
+    train, names = load([s.split("=", 1) for s in args.train])
+    if not train:
+        sys.exit("no task with features: run eval_tasks --features (discover)")
+    print(f"{len(train)} training tasks, {sum(len(t['paths']) for t in train)} rows",
+          file=sys.stderr)
+    report = [grid_table(train, cross_validate(train), "Training sets, grouped CV by repository")]
+    final = fit(train)
+    report.append(f"Gain importance (final model): {importance(final, names)}")
+    if args.eval:
+        held, held_names = load([s.split("=", 1) for s in args.eval])
+        if held_names != names:
+            sys.exit("the held-out sets' feature names differ from the training sets'")
+        probability = {(t["set"], t["id"]): sigmoid(raw_scores(final, t["x"])) for t in held}
+        report.append(grid_table(held, probability, "Held-out sets (model trained on --train)"))
+    text = "\n\n".join(report)
+    print(text)
+    if args.report:
+        with open(args.report, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    if args.out:
+        exported = export_lightgbm(_Wrapped(final), names)
+        exported["calibration"] = {"scale": 1.0, "offset": 0.0}
+        probe = np.concatenate([t["x"][:4] for t in train[:8] if len(t["x"])])
+        exported["checks"] = [
+            {"row": [float(v) for v in r], "raw": float(s)}
+            for r, s in zip(probe, raw_scores(final, probe))
+        ]
+        exported["trained_on"] = dict(
+            collections.Counter(t["set"] for t in train).most_common()
+        )
+        exported["repositories"] = len({t["repo"] for t in train})
+        exported["seed"] = SEED
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(exported, f, separators=(",", ":"), sort_keys=True)
+            f.write("\n")
+
+
+class _Wrapped:
+    """`export_lightgbm` reads `.model.booster_`."""
+
+    def __init__(self, m):
+        self.model = m
+
+
+if __name__ == "__main__":
+    main()
