@@ -1,0 +1,284 @@
+//! Evidence lent between files: to a package's modules, along name templates and
+//! module alignment (s_sum), from tests to their subjects, to the files that define
+//! a named symbol, and to files whose stem the task writes.
+
+use super::*;
+
+/// Gives the source modules beside each named package's `__init__.py` a share of
+/// its evidence, divided among them.
+pub(super) fn spread_to_modules(
+    artifacts: &[ArtifactInfo],
+    packages: &[(&str, f32, String)],
+    evidence: &mut [Vec<Signal>],
+) {
+    for (dir, strength, name) in packages {
+        let modules: Vec<usize> = artifacts
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| {
+                a.role == Role::Source
+                    && parent_dir(&a.path) == *dir
+                    && file_name(&a.path) != "__init__.py"
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let each = PACKAGE_SHARE * strength / (modules.len().max(1) as f32).sqrt();
+        for i in modules {
+            evidence[i].push(Signal::new(
+                Channel::Package,
+                each,
+                format!("a module of the package `{name}` the task names"),
+            ));
+        }
+    }
+}
+
+/// Rule templates on names: the file name or a directory equals a task term.
+pub(super) fn name_templates(
+    artifacts: &[ArtifactInfo],
+    query: &Query,
+    named: &std::collections::HashSet<usize>,
+    evidence: &mut [Vec<Signal>],
+) {
+    let terms: HashMap<&str, f32> = query.terms.iter().map(|(t, w)| (t.as_str(), *w)).collect();
+    for (i, a) in artifacts.iter().enumerate() {
+        let name = file_name(&a.path);
+        let stem = name.split('.').next().unwrap_or(name);
+        if matches!(stem, "__init__" | "index" | "mod" | "main" | "lib" | "") || named.contains(&i)
+        {
+            continue;
+        }
+        let mut stem_tokens = Vec::new();
+        lexical::tokenize(stem, |t| stem_tokens.push(t));
+        if let Some(first) = stem_tokens.first()
+            && terms.contains_key(first.as_str())
+            && first.len() >= 4
+        {
+            evidence[i].push(Signal::new(
+                Channel::NameTerm,
+                0.35,
+                format!("file name `{name}` matches the task term `{first}`"),
+            ));
+        }
+        let dir = parent_dir(&a.path);
+        if let Some(last_dir) = dir.rsplit('/').next()
+            && !last_dir.is_empty()
+        {
+            let mut dir_tokens = Vec::new();
+            lexical::tokenize(last_dir, |t| dir_tokens.push(t));
+            if let Some(first) = dir_tokens.first()
+                && terms.contains_key(first.as_str())
+                && first.len() >= 4
+            {
+                evidence[i].push(Signal::new(
+                    Channel::NameTerm,
+                    0.15,
+                    format!("directory `{last_dir}` matches the task term `{first}`"),
+                ));
+            }
+        }
+    }
+}
+
+/// s_sum: alignment of the task with the compressed view of each file's module,
+/// read at directory granularity (the directory cards of the repository view), and
+/// raised for modules the task names.
+pub(super) fn module_alignment(
+    artifacts: &[ArtifactInfo],
+    view: &LexicalView,
+    query: &Query,
+    environment: &Environment,
+    scope: &[(usize, f32)],
+) -> Vec<f32> {
+    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, a) in artifacts.iter().enumerate() {
+        groups.entry(parent_dir(&a.path)).or_default().push(i);
+    }
+    let count = groups.len();
+    let mut by_dir: HashMap<&str, f32> = groups
+        .iter()
+        .map(|(dir, members)| (*dir, view.bm25_group(query, members, count)))
+        .collect();
+    let max = by_dir.values().copied().fold(0.0f32, f32::max);
+    if max > 0.0 {
+        for v in by_dir.values_mut() {
+            *v /= max;
+        }
+    }
+    artifacts
+        .iter()
+        .map(|a| {
+            let base = by_dir.get(parent_dir(&a.path)).copied().unwrap_or(0.0);
+            let scoped = scope
+                .iter()
+                .filter_map(|&(m, s)| {
+                    let module = environment.modules.get(m)?;
+                    let inside =
+                        module.root.is_empty() || a.path.starts_with(&format!("{}/", module.root));
+                    inside.then_some(s)
+                })
+                .fold(0.0f32, f32::max);
+            base.max(scoped * 0.8)
+        })
+        .collect()
+}
+
+/// Test files among the candidates that match the task's words lend part of that
+/// match to the implementation named like them (`test_x.py` → `x.py`, `XTest.java` →
+/// `X.java`, `x.spec.ts` → `x.ts`): the task's words often match the test better
+/// than the code it exercises.
+pub(super) fn transfer_from_tests(
+    artifacts: &[ArtifactInfo],
+    candidates: &[usize],
+    terms: &[Terms],
+    evidence: &mut [Vec<Signal>],
+) {
+    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, a) in artifacts.iter().enumerate() {
+        if a.role != Role::Test {
+            by_name.entry(file_name(&a.path)).or_default().push(i);
+        }
+    }
+    for &t in candidates {
+        let test = &artifacts[t];
+        let name = file_name(&test.path);
+        if test.role != Role::Test || !is_test_file_name(name) || terms[t].sem < MIN_TEST_MATCH {
+            continue;
+        }
+        for subject in subject_names(name) {
+            let Some(targets) = by_name.get(subject.as_str()) else {
+                continue;
+            };
+            if targets.len() > 3 {
+                continue;
+            }
+            for &i in targets {
+                let strength = 0.6 * terms[t].sem / (targets.len() as f32).sqrt();
+                evidence[i].push(Signal::new(
+                    Channel::TestLend,
+                    strength,
+                    format!("tested by `{}`, which matches the task", test.path),
+                ));
+            }
+        }
+    }
+}
+
+/// The implementation file names a test file name points at.
+pub(super) fn subject_names(test: &str) -> Vec<String> {
+    let (stem, ext) = match test.split_once('.') {
+        Some((s, e)) => (s, e),
+        None => (test, ""),
+    };
+    let ext = ext.trim_start_matches("test.").trim_start_matches("spec.");
+    let mut out = Vec::new();
+    if let Some(rest) = stem.strip_prefix("test_") {
+        out.push(format!("{rest}.{ext}"));
+    }
+    for suffix in ["_test", "_tests", "_spec", "Test", "Tests", "IT", "Spec"] {
+        if let Some(rest) = stem.strip_suffix(suffix)
+            && !rest.is_empty()
+        {
+            out.push(format!("{rest}.{ext}"));
+        }
+    }
+    if test.contains(".test.") || test.contains(".spec.") {
+        out.push(format!("{stem}.{ext}"));
+    }
+    out
+}
+
+/// Which of a symbol cue's files define it (lexically), as artifact indexes.
+pub(super) fn defining_files(
+    cue: &Cue,
+    query: &Query,
+    view: &LexicalView,
+    files: &[String],
+    by_path: &HashMap<&str, usize>,
+) -> Vec<usize> {
+    let name = match cue.kind {
+        CueKind::TestId => None,
+        _ => cue_name(cue),
+    };
+    let Some(name) = name else {
+        return Vec::new();
+    };
+    let Some(symbol) = query.symbols.iter().position(|s| s == name) else {
+        return Vec::new();
+    };
+    let symbol = symbol as u32;
+    let definers: Vec<usize> = files
+        .iter()
+        .filter_map(|f| by_path.get(f.as_str()).copied())
+        .filter(|&i| view.files[i].defines.contains(&symbol))
+        .collect();
+    // A bare name (`convert_to`, `cse()`) is the module-level function or class of that
+    // name; methods of the same name in some class (`Quantity.convert_to`) only use it
+    // or stand beside it. A qualified name keeps every definer.
+    if cue.kind == CueKind::Symbol {
+        let top: Vec<usize> = definers
+            .iter()
+            .copied()
+            .filter(|&i| view.files[i].defines_top.contains(&symbol))
+            .collect();
+        if !top.is_empty() {
+            return top;
+        }
+    }
+    definers
+}
+
+/// Rule template: a file whose name (without extension) is written in the task as
+/// code — an identifier-like word (`autoreload_utils`, `0011_update_proxy`,
+/// `QuerySet`) or a symbol or path cue — weighted down by how many files share that
+/// name. Returns the files it matched.
+pub(super) fn stems_in_task(
+    artifacts: &[ArtifactInfo],
+    text: &str,
+    cues: &[Cue],
+    evidence: &mut [Vec<Signal>],
+) -> std::collections::HashSet<usize> {
+    let code_like = |w: &str| {
+        w.contains('_')
+            || w.bytes().any(|b| b.is_ascii_digit())
+            || w.bytes().skip(1).any(|b| b.is_ascii_uppercase())
+    };
+    let mut written: std::collections::HashSet<String> = lexical::words(text)
+        .filter(|w| w.len() >= 5 && code_like(w))
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    for cue in cues {
+        if matches!(
+            cue.kind,
+            CueKind::Symbol | CueKind::Path | CueKind::DottedPath
+        ) {
+            for w in lexical::words(&cue.text).filter(|w| w.len() >= 5) {
+                written.insert(w.to_ascii_lowercase());
+            }
+        }
+    }
+    let mut by_stem: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, a) in artifacts.iter().enumerate() {
+        let name = file_name(&a.path);
+        let stem = name.split('.').next().unwrap_or(name).to_ascii_lowercase();
+        if written.contains(&stem) {
+            by_stem.entry(stem).or_default().push(i);
+        }
+    }
+    let mut matched = std::collections::HashSet::new();
+    for (stem, files) in by_stem {
+        if files.len() > MAX_STEM_FILES {
+            continue;
+        }
+        let strength = 0.8 / (files.len() as f32).sqrt();
+        for i in files {
+            matched.insert(i);
+            evidence[i].push(Signal::new(
+                Channel::Stem,
+                strength,
+                format!("file name `{stem}` is written in the task"),
+            ));
+        }
+    }
+    matched
+}

@@ -1,0 +1,70 @@
+//! The task as a query: hint cues, the title and its emphasized terms.
+
+use super::*;
+
+/// Cues from the caller's hints: named paths and symbols are strong evidence.
+pub(super) fn hint_cues(task: &Task) -> Vec<Cue> {
+    let cue = |kind, text: &String, weight| Cue {
+        kind,
+        text: text.clone(),
+        line: None,
+        function: None,
+        depth: 0,
+        weight,
+    };
+    let hints = &task.hints;
+    hints
+        .paths
+        .iter()
+        .map(|p| cue(CueKind::Path, p, 1.0))
+        .chain(hints.symbols.iter().map(|s| cue(CueKind::Symbol, s, 0.9)))
+        .chain(
+            hints
+                .failing_tests
+                .iter()
+                .map(|t| cue(CueKind::TestId, t, 0.9)),
+        )
+        .collect()
+}
+
+/// The query of the lexical pass: the task's terms, the identifiers to find defined
+/// or mentioned, and the exact strings to find.
+pub(super) fn build_query(text: &str, cues: &[Cue]) -> Query {
+    let mut symbols = Vec::new();
+    let mut phrases = Vec::new();
+    for cue in cues {
+        match cue.kind {
+            CueKind::ConfigKey | CueKind::Route | CueKind::CliFlag | CueKind::ErrorMessage => {
+                phrases.push(cue.text.clone())
+            }
+            _ => symbols.extend(cue_name(cue).map(str::to_string)),
+        }
+    }
+    let mut query = Query::new(text, symbols, phrases);
+    if let Some(title) = title(text) {
+        query.emphasize(title, TITLE_EMPHASIS);
+    }
+    query
+}
+
+/// The first line of a task that goes on after it: its title (an issue's, a commit
+/// message's subject). It says what the task is about; the body adds reproduction
+/// code, traces and versions that name much else.
+pub(super) fn title(text: &str) -> Option<&str> {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next()?;
+    lines.next().map(|_| first)
+}
+
+/// Per query term, whether the task's title (all of a one-line task) has it.
+pub(super) fn title_terms(query: &Query, text: &str) -> Vec<bool> {
+    let mut in_title = std::collections::HashSet::new();
+    lexical::tokenize(title(text).unwrap_or(text), |t| {
+        in_title.insert(t);
+    });
+    query
+        .terms
+        .iter()
+        .map(|(t, _)| in_title.contains(t))
+        .collect()
+}
