@@ -60,7 +60,7 @@
 //! an empty set and counted as an error (a panic too).
 
 use std::any::Any;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::panic::AssertUnwindSafe;
@@ -68,6 +68,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
+use deepdiscovery_core::eval::{Metrics, TaskScore, Totals};
 use deepdiscovery_core::infer::COMPLETION_FEATURES;
 use deepdiscovery_core::infer::StopReason;
 use deepdiscovery_core::locate::{FEATURE_NAMES, Location, Preset};
@@ -624,7 +625,7 @@ struct TaskResult {
     task: BenchTask,
     outcome: Outcome,
     /// Where its gold files landed.
-    scores: Scores,
+    scores: TaskScore,
 }
 
 impl TaskResult {
@@ -743,7 +744,7 @@ fn task_line(result: &TaskResult) -> String {
     let mark = |path: &str| if result.task.is_new(path) { "*" } else { "" };
     let ranks: Vec<String> = gold
         .iter()
-        .zip(&result.scores.ranks)
+        .zip(&result.scores.gold_ranks)
         .map(|(path, rank)| {
             let rank = rank.map_or("-".to_string(), |r| r.to_string());
             format!("{rank}{}", mark(path))
@@ -759,7 +760,7 @@ fn task_line(result: &TaskResult) -> String {
         line.push_str(&format!(
             "  set [{}] of {} files  tokens {}/{}{}  steps {} ({})",
             set.join(" "),
-            result.scores.set_len,
+            result.scores.set_size,
             package.used_tokens,
             package.max_tokens,
             if package.used_tokens > package.max_tokens {
@@ -800,7 +801,7 @@ fn task_json(result: &TaskResult, file: &Path) -> Value {
         "language": task.language,
         "gold_files": task.gold_including(),
         "gold_new_files": task.gold_new_files,
-        "ranks": result.scores.ranks,
+        "ranks": result.scores.gold_ranks,
         "in_anchors": result.scores.in_anchors,
     });
     if let Some(in_set) = &result.scores.in_set {
@@ -827,173 +828,62 @@ fn task_json(result: &TaskResult, file: &Path) -> Value {
 // ---------------------------------------------------------------------------------
 // Scoring
 
-/// Where a task's gold files landed: the input of every metric.
-#[derive(Debug, Clone, Default, PartialEq)]
-struct Scores {
-    /// 1-based rank of each gold file (in `gold_including` order), `None` when absent.
-    ranks: Vec<Option<usize>>,
-    /// Whether each gold file is among the anchors.
-    in_anchors: Vec<bool>,
-    /// Whether each gold file is in the returned set; `None` when no set is scored
-    /// (`--locate`).
-    in_set: Option<Vec<bool>>,
-    /// How many distinct files the set holds.
-    set_len: usize,
-}
-
-impl Scores {
-    /// The scores of the gold files at `kept` only (the set's size unchanged).
-    fn keep(&self, kept: &[usize]) -> Scores {
-        Scores {
-            ranks: kept.iter().map(|i| self.ranks[*i]).collect(),
-            in_anchors: kept.iter().map(|i| self.in_anchors[*i]).collect(),
-            in_set: self
-                .in_set
-                .as_ref()
-                .map(|set| kept.iter().map(|i| set[*i]).collect()),
-            set_len: self.set_len,
-        }
-    }
-}
-
-/// Scores one task's run against its gold files; `run` is `None` when the task
-/// failed, and then `discover` tells whether it counts as an empty set.
-fn score(gold: &[&str], run: Option<&Run>, discover: bool) -> Scores {
+/// Scores one task's run against its gold files (`deepdiscovery_core::eval`); `run` is
+/// `None` when the task failed, and then `discover` tells whether it counts as an
+/// empty set.
+fn score(gold: &[&str], run: Option<&Run>, discover: bool) -> TaskScore {
     let Some(run) = run else {
-        return Scores {
-            ranks: vec![None; gold.len()],
-            in_anchors: vec![false; gold.len()],
-            in_set: discover.then(|| vec![false; gold.len()]),
-            set_len: 0,
-        };
+        return TaskScore::failed(gold.len(), discover);
     };
-    let rank = first_ranks(&run.ranking);
-    let anchors: HashSet<&str> = run.anchors.iter().map(String::as_str).collect();
-    let set: Option<HashSet<&str>> = run
+    let ranking: Vec<&str> = run.ranking.iter().map(String::as_str).collect();
+    let anchors: Vec<&str> = run.anchors.iter().map(String::as_str).collect();
+    let set: Option<Vec<&str>> = run
         .package
         .as_ref()
         .map(|p| p.files.iter().map(String::as_str).collect());
-    Scores {
-        ranks: gold.iter().map(|g| rank.get(g).copied()).collect(),
-        in_anchors: gold.iter().map(|g| anchors.contains(g)).collect(),
-        in_set: set
-            .as_ref()
-            .map(|set| gold.iter().map(|g| set.contains(g)).collect()),
-        set_len: set.as_ref().map_or(0, HashSet::len),
-    }
-}
-
-/// The 1-based rank of each path's first occurrence.
-fn first_ranks(ranking: &[String]) -> HashMap<&str, usize> {
-    let mut ranks = HashMap::new();
-    for (i, path) in ranking.iter().enumerate() {
-        ranks.entry(path.as_str()).or_insert(i + 1);
-    }
-    ranks
+    TaskScore::new(gold, &ranking, &anchors, set.as_deref())
 }
 
 // ---------------------------------------------------------------------------------
 // Metrics
 
-/// Ranking and set quality over a set of tasks, for one definition of the gold set.
-#[derive(Debug, Default, Clone)]
-struct Quality {
-    /// Tasks scored (with a non-empty gold set).
-    tasks: usize,
-    /// Tasks with every gold file in the first k, per [`CUTOFFS`].
-    full_at: [usize; CUTOFFS.len()],
-    /// Tasks with every gold file among the anchors.
-    full_in_anchors: usize,
-    /// Gold files within the first [`RECALL_AT`].
-    hits: usize,
-    /// Gold files.
-    gold: usize,
-    /// Sum of the reciprocal rank of the best-ranked gold file.
-    reciprocal_ranks: f64,
-    /// The returned set: what [`SetQuality`] counts, over the tasks that have one.
-    set: SetQuality,
-}
+/// Ranking and set quality over a set of tasks, for one definition of the gold set:
+/// the totals of `deepdiscovery_core::eval` at [`CUTOFFS`].
+#[derive(Debug, Clone)]
+struct Quality(Totals);
 
-/// Quality of the returned sets.
-#[derive(Debug, Default, Clone, PartialEq)]
-struct SetQuality {
-    /// Tasks scored with a set.
-    tasks: usize,
-    /// Tasks with every gold file in the set.
-    full: usize,
-    /// Gold files in the set.
-    hits: usize,
-    /// Gold files.
-    gold: usize,
-    /// Files in the sets.
-    files: usize,
-}
-
-impl SetQuality {
-    /// FRR of the set, micro recall, micro precision and mean size, `None` when
-    /// undefined.
-    fn metrics(&self) -> [Option<f64>; 4] {
-        let share = |n: usize, d: usize| (d > 0).then(|| n as f64 / d as f64);
-        [
-            share(self.full, self.tasks),
-            share(self.hits, self.gold),
-            share(self.hits, self.files),
-            share(self.files, self.tasks),
-        ]
+impl Default for Quality {
+    fn default() -> Self {
+        Quality(Totals::new(&CUTOFFS))
     }
 }
 
 impl Quality {
     /// Adds one task given where each of its gold files landed.
-    fn add(&mut self, scores: &Scores) {
-        let ranks = &scores.ranks;
-        if ranks.is_empty() {
-            return;
-        }
-        self.tasks += 1;
-        for (count, k) in self.full_at.iter_mut().zip(CUTOFFS) {
-            if ranks.iter().all(|r| r.is_some_and(|r| r <= k)) {
-                *count += 1;
-            }
-        }
-        if scores.in_anchors.iter().all(|a| *a) {
-            self.full_in_anchors += 1;
-        }
-        self.gold += ranks.len();
-        self.hits += ranks
-            .iter()
-            .filter(|r| r.is_some_and(|r| r <= RECALL_AT))
-            .count();
-        if let Some(best) = ranks.iter().flatten().min() {
-            self.reciprocal_ranks += 1.0 / *best as f64;
-        }
-        if let Some(in_set) = &scores.in_set {
-            let set = &mut self.set;
-            set.tasks += 1;
-            let hits = in_set.iter().filter(|hit| **hit).count();
-            if hits == in_set.len() {
-                set.full += 1;
-            }
-            set.hits += hits;
-            set.gold += in_set.len();
-            set.files += scores.set_len;
-        }
+    fn add(&mut self, score: &TaskScore) {
+        self.0.add(score);
+    }
+
+    /// The metrics so far.
+    fn metrics(&self) -> Metrics {
+        self.0.metrics()
     }
 
     /// The table cells: tasks, the ranking metrics, and with `set` the set metrics.
     fn cells(&self, set: bool) -> Vec<String> {
-        let share = |n: usize, d: usize| fraction((d > 0).then(|| n as f64 / d as f64));
-        let mut cells = vec![self.tasks.to_string()];
-        cells.extend(self.full_at.iter().map(|n| share(*n, self.tasks)));
-        cells.push(share(self.full_in_anchors, self.tasks));
-        cells.push(share(self.hits, self.gold));
-        cells.push(fraction(
-            (self.tasks > 0).then(|| self.reciprocal_ranks / self.tasks as f64),
-        ));
+        let m = self.metrics();
+        let mut cells = vec![m.tasks.to_string()];
+        cells.extend(m.frr_at.iter().map(|(_, share)| fraction(*share)));
+        cells.push(fraction(m.frr_in_anchors));
+        let recall = m.recall_at.iter().find(|(k, _)| *k == RECALL_AT);
+        cells.push(fraction(recall.and_then(|(_, share)| *share)));
+        cells.push(fraction(m.mrr));
         if set {
-            let [frr, recall, precision, size] = self.set.metrics();
-            cells.extend([frr, recall, precision].map(fraction));
-            cells.push(size.map_or("-".to_string(), |s| format!("{s:.1}")));
+            cells.extend([m.frr, m.recall, m.precision].map(fraction));
+            cells.push(
+                m.mean_set_size
+                    .map_or("-".to_string(), |s| format!("{s:.1}")),
+            );
         }
         cells
     }
@@ -1473,15 +1363,16 @@ mod tests {
             task(&["a.py", "b.py"], &[]),
             located(&["x", "a.py", "y", "z", "w", "v", "b.py"], &["a.py"]),
         );
-        assert_eq!(r.scores.ranks, vec![Some(2), Some(7)]);
+        assert_eq!(r.scores.gold_ranks, vec![Some(2), Some(7)]);
         assert_eq!(r.scores.in_set, None);
         let mut q = Quality::default();
         q.add(&r.scores);
-        assert_eq!(q.full_at, [0, 0, 1]);
-        assert_eq!(q.full_in_anchors, 0);
-        assert_eq!((q.hits, q.gold), (2, 2));
-        assert!((q.reciprocal_ranks - 0.5).abs() < 1e-9);
-        assert_eq!(q.set, SetQuality::default());
+        let m = q.metrics();
+        assert_eq!(m.frr_at, [(1, Some(0.0)), (5, Some(0.0)), (10, Some(1.0))]);
+        assert_eq!(m.frr_in_anchors, Some(0.0));
+        assert_eq!(m.recall_at[2], (10, Some(1.0)));
+        assert_eq!(m.mrr, Some(0.5));
+        assert_eq!((m.set_tasks, m.frr), (0, None));
         // Without a set, the set columns are left out.
         assert_eq!(q.cells(false).len(), 7);
     }
@@ -1489,14 +1380,14 @@ mod tests {
     #[test]
     fn anchors_stand_in_for_an_empty_ranking() {
         let r = result(task(&["a.py"], &[]), located(&[], &["b.py", "a.py"]));
-        assert_eq!(r.scores.ranks, vec![Some(2)]);
+        assert_eq!(r.scores.gold_ranks, vec![Some(2)]);
         assert_eq!(r.scores.in_anchors, vec![true]);
     }
 
     #[test]
     fn duplicate_paths_keep_their_first_rank() {
         let r = result(task(&["a.py"], &[]), located(&["a.py", "a.py"], &[]));
-        assert_eq!(r.scores.ranks, vec![Some(1)]);
+        assert_eq!(r.scores.gold_ranks, vec![Some(1)]);
     }
 
     #[test]
@@ -1512,7 +1403,7 @@ mod tests {
             discovered(&ranked, &["a.py"], &["a.py", "x.py", "b.py", "y.py"], 900),
         );
         assert_eq!(both.scores.in_set, Some(vec![true, true]));
-        assert_eq!(both.scores.set_len, 4);
+        assert_eq!(both.scores.set_size, 4);
         q.add(&both.scores);
         // One of two gold files returned, in a set of two (a duplicate path counts once).
         let half = discover_result(
@@ -1520,26 +1411,17 @@ mod tests {
             discovered(&["c.py", "d.py"], &["c.py"], &["c.py", "z.py", "c.py"], 500),
         );
         assert_eq!(half.scores.in_set, Some(vec![true, false]));
-        assert_eq!(half.scores.set_len, 2);
+        assert_eq!(half.scores.set_size, 2);
         q.add(&half.scores);
-        assert_eq!(
-            q.set,
-            SetQuality {
-                tasks: 2,
-                full: 1,
-                hits: 3,
-                gold: 4,
-                files: 6
-            }
-        );
-        let [frr, recall, precision, size] = q.set.metrics();
-        assert_eq!(frr, Some(0.5));
-        assert_eq!(recall, Some(0.75));
-        assert_eq!(precision, Some(0.5));
-        assert_eq!(size, Some(3.0));
+        let m = q.metrics();
+        assert_eq!(m.set_tasks, 2);
+        assert_eq!(m.frr, Some(0.5));
+        assert_eq!(m.recall, Some(0.75));
+        assert_eq!(m.precision, Some(0.5));
+        assert_eq!(m.mean_set_size, Some(3.0));
         // The ranking is scored apart from the set: b.py is 12th, past R@10.
-        assert_eq!(q.full_at, [0, 1, 1]);
-        assert_eq!((q.hits, q.gold), (3, 4));
+        assert_eq!(m.frr_at, [(1, Some(0.0)), (5, Some(0.5)), (10, Some(0.5))]);
+        assert_eq!(m.recall_at[2], (10, Some(0.75)));
         let cells = q.cells(true);
         assert_eq!(cells[7..], ["0.500", "0.750", "0.500", "3.0"]);
     }
@@ -1556,17 +1438,17 @@ mod tests {
             task(&["new.py"], &["new.py"]),
             discovered(&["a.py"], &["a.py"], &["a.py"], 300),
         ));
-        let incl = &group.including.set;
+        let incl = group.including.metrics();
         assert_eq!(
-            (incl.tasks, incl.full, incl.hits, incl.gold, incl.files),
-            (2, 0, 1, 3, 3)
+            (incl.set_tasks, incl.frr, incl.recall, incl.mean_set_size),
+            (2, Some(0.0), Some(1.0 / 3.0), Some(1.5))
         );
-        let excl = &group.excluding.set;
+        let excl = group.excluding.metrics();
         assert_eq!(
-            (excl.tasks, excl.full, excl.hits, excl.gold, excl.files),
-            (1, 1, 1, 1, 2)
+            (excl.set_tasks, excl.frr, excl.recall, excl.mean_set_size),
+            (1, Some(1.0), Some(1.0), Some(2.0))
         );
-        assert_eq!(excl.metrics()[2], Some(0.5));
+        assert_eq!(excl.precision, Some(0.5));
         assert_eq!(
             (group.packages, group.used_tokens, group.steps),
             (2, 1_000, 8)
@@ -1606,11 +1488,12 @@ mod tests {
             task(&["new.py"], &["new.py"]),
             located(&["a.py"], &[]),
         ));
-        assert_eq!(group.including.tasks, 2);
-        assert_eq!(group.including.full_at, [0, 0, 0]);
-        assert_eq!(group.excluding.tasks, 1);
-        assert_eq!(group.excluding.full_at, [1, 1, 1]);
-        assert_eq!(group.excluding.full_in_anchors, 1);
+        let (incl, excl) = (group.including.metrics(), group.excluding.metrics());
+        assert_eq!(incl.tasks, 2);
+        assert!(incl.frr_at.iter().all(|(_, share)| *share == Some(0.0)));
+        assert_eq!(excl.tasks, 1);
+        assert!(excl.frr_at.iter().all(|(_, share)| *share == Some(1.0)));
+        assert_eq!(excl.frr_in_anchors, Some(1.0));
         assert_eq!(group.packages, 0);
     }
 
@@ -1626,11 +1509,14 @@ mod tests {
             Outcome::Unavailable("gone".into()),
         ));
         assert_eq!((group.tasks, group.errors, group.unavailable), (2, 1, 1));
-        assert_eq!(group.including.tasks, 1);
-        assert_eq!(group.including.hits, 0);
+        let incl = group.including.metrics();
+        assert_eq!(incl.tasks, 1);
+        assert_eq!(incl.recall_at[2], (10, Some(0.0)));
         // A failed discover is an empty set: a miss, with no file to lower precision.
-        let set = &group.including.set;
-        assert_eq!((set.tasks, set.full, set.gold, set.files), (1, 0, 1, 0));
+        assert_eq!(
+            (incl.set_tasks, incl.frr, incl.recall, incl.precision),
+            (1, Some(0.0), Some(0.0), None)
+        );
         assert!(group.stage_ms.is_empty());
         assert_eq!(group.missing["owner/name"].0, 1);
         // A failed locate has no set to score.
@@ -1865,7 +1751,7 @@ mod tests {
         );
         assert!(package.stages.iter().map(|s| s.0.as_str()).eq(STAGES));
         assert_eq!(r.scores.in_set.as_ref().map(Vec::len), Some(1));
-        assert_eq!(r.scores.set_len, package.files.len());
+        assert_eq!(r.scores.set_size, package.files.len());
         let json = task_json(&r, Path::new("f"));
         let selected: Vec<&str> = json["selected"]
             .as_array()

@@ -85,6 +85,7 @@
 
 pub mod artifact;
 mod error;
+pub mod eval;
 pub mod facts;
 pub mod graph;
 pub mod infer;

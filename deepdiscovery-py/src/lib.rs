@@ -186,6 +186,55 @@ impl PySession {
     }
 }
 
+/// One task's scores (`deepdiscovery_core::eval`), as JSON: the gold files' ranks,
+/// hits in the returned set, its size, whether it is complete, recall, precision,
+/// the reciprocal rank, and per cut-off the hits and completeness of the ranking.
+#[pyfunction]
+fn score_task_json(
+    gold: Vec<String>,
+    returned: Vec<String>,
+    ranking: Vec<String>,
+    cutoffs: Vec<usize>,
+) -> String {
+    use deepdiscovery_core::eval::{TaskScore, Totals};
+    fn strs(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    let score = TaskScore::new(&strs(&gold), &strs(&ranking), &[], Some(&strs(&returned)));
+    let mut totals = Totals::new(&cutoffs);
+    totals.add(&score);
+    let metrics = totals.metrics();
+    let hits_at: Vec<(usize, usize)> = cutoffs.iter().map(|&k| (k, score.hits_within(k))).collect();
+    serde_json::json!({
+        "gold_ranks": score.gold_ranks,
+        "hits": score.hits(),
+        "set_size": score.set_size,
+        "full": score.full(),
+        "recall": metrics.recall,
+        "precision": metrics.precision,
+        "reciprocal_rank": score.reciprocal_rank(),
+        "hits_at": hits_at,
+        "full_at": metrics.frr_at,
+    })
+    .to_string()
+}
+
+/// The metrics (`deepdiscovery_core::eval::Metrics`) of tasks scored as JSON
+/// (an array of `{gold_ranks, in_set, set_size}`), at `cutoffs`; raises `ValueError`
+/// when the JSON is not such an array.
+#[pyfunction]
+fn metrics_json(scores_json: &str, cutoffs: Vec<usize>) -> PyResult<String> {
+    use deepdiscovery_core::eval::{TaskScore, Totals};
+    let scores: Vec<TaskScore> = serde_json::from_str(scores_json)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("task scores: {e}")))?;
+    let mut totals = Totals::new(&cutoffs);
+    for score in &scores {
+        totals.add(score);
+    }
+    serde_json::to_string(&totals.metrics())
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+}
+
 /// The library version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -203,5 +252,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySession>()?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(schema_version, m)?)?;
+    m.add_function(wrap_pyfunction!(score_task_json, m)?)?;
+    m.add_function(wrap_pyfunction!(metrics_json, m)?)?;
     Ok(())
 }

@@ -2,7 +2,7 @@
 
 from typing import Any, Callable, Dict, List, Optional, Tuple, final
 
-__all__ = ["Session", "schema_version", "version"]
+__all__ = ["Session", "metrics_json", "schema_version", "score_task_json", "version"]
 
 @final
 class Session:
@@ -22,3 +22,7 @@ class Session:
 
 def version() -> str: ...
 def schema_version() -> int: ...
+def score_task_json(
+    gold: List[str], returned: List[str], ranking: List[str], cutoffs: List[int]
+) -> str: ...
+def metrics_json(scores_json: str, cutoffs: List[int]) -> str: ...

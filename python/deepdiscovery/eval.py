@@ -69,7 +69,7 @@ from typing import (
     Union,
 )
 
-from deepdiscovery import Config, Session
+from deepdiscovery import Config, Session, _native
 from deepdiscovery.errors import ConfigError, RepositoryNotFoundError, TaskError
 
 __all__ = ["CUTOFFS", "EvalResult", "evaluate", "load_tasks", "repo_root"]
@@ -394,30 +394,38 @@ def _session(
 
 
 def _scores(gold: Sequence[str], returned: Sequence[str], ranking: Sequence[str]) -> Dict[str, Any]:
-    """The set and ranking scores of one task (``gold`` is non-empty)."""
-    returned_set = set(returned)
-    hits = sum(1 for p in gold if p in returned_set)
-    rank: Dict[str, int] = {}
-    for i, path in enumerate(ranking, 1):
-        rank.setdefault(path, i)
-    ranks = [rank.get(p) for p in gold]
-    best = min((r for r in ranks if r is not None), default=None)
+    """The set and ranking scores of one task (``gold`` is non-empty), as the core
+    defines them (``deepdiscovery_core::eval``, shared with the Rust benchmark)."""
+    score = json.loads(
+        _native.score_task_json(list(gold), list(returned), list(ranking), list(CUTOFFS))
+    )
     scores: Dict[str, Any] = {
         "returned": list(returned),
-        "gold_ranks": ranks,
-        "hits": hits,
-        "set_size": len(returned),
-        "frr": int(hits == len(gold)),
-        "recall": hits / len(gold),
-        "precision": hits / len(returned) if returned else None,
-        "rr": 1.0 / best if best is not None else 0.0,
+        "gold_ranks": score["gold_ranks"],
+        "hits": score["hits"],
+        "set_size": score["set_size"],
+        "frr": int(score["full"]),
+        "recall": score["recall"],
+        "precision": score["precision"],
+        "rr": score["reciprocal_rank"],
     }
-    for k in CUTOFFS:
-        within = sum(1 for r in ranks if r is not None and r <= k)
+    full_at = dict(score["full_at"])
+    for k, within in score["hits_at"]:
         scores[f"hits@{k}"] = within
-        scores[f"frr@{k}"] = int(within == len(gold))
+        scores[f"frr@{k}"] = int(full_at[k] == 1.0)
         scores[f"recall@{k}"] = within / len(gold)
     return scores
+
+
+def _task_score(record: Dict[str, Any]) -> Dict[str, Any]:
+    """The core's task score of a record: where its gold files landed (which gold
+    files were hits does not matter to any metric, only how many)."""
+    n, hits = len(record["gold"]), record["hits"]
+    return {
+        "gold_ranks": record["gold_ranks"],
+        "in_set": [True] * hits + [False] * (n - hits),
+        "set_size": record["set_size"],
+    }
 
 
 class EvalResult:
@@ -449,17 +457,18 @@ class EvalResult:
             "skipped": len(self.records) - len(scored),
             "errors": sum(1 for r in scored if r["error"] is not None),
         }
-        gold = sum(len(r["gold"]) for r in scored)
-        returned = sum(r["set_size"] for r in scored)
-        hits = sum(r["hits"] for r in scored)
-        out["frr"] = _mean([r["frr"] for r in scored])
-        out["recall"] = hits / gold if gold else None
-        out["precision"] = hits / returned if returned else None
-        out["mean_set_size"] = _mean([r["set_size"] for r in scored])
+        metrics = json.loads(
+            _native.metrics_json(json.dumps([_task_score(r) for r in scored]), list(CUTOFFS))
+        )
+        out["frr"] = metrics["frr"]
+        out["recall"] = metrics["recall"]
+        out["precision"] = metrics["precision"]
+        out["mean_set_size"] = metrics["mean_set_size"]
+        frr_at, recall_at = dict(metrics["frr_at"]), dict(metrics["recall_at"])
         for k in CUTOFFS:
-            out[f"frr@{k}"] = _mean([r[f"frr@{k}"] for r in scored])
-            out[f"recall@{k}"] = sum(r[f"hits@{k}"] for r in scored) / gold if gold else None
-        out["mrr"] = _mean([r["rr"] for r in scored])
+            out[f"frr@{k}"] = frr_at[k]
+            out[f"recall@{k}"] = recall_at[k]
+        out["mrr"] = metrics["mrr"]
         out["mean_tokens"] = _mean([r["tokens"] for r in scored])
         out["mean_millis"] = _mean([r["millis"] for r in scored])
         out["median_millis"] = statistics.median([r["millis"] for r in scored]) if scored else None
