@@ -12,7 +12,9 @@
 //! tree ensemble ([`crate::trees`], trained by `make train` on mined multi- and
 //! single-file changes) gives the probability that the candidate is a file of the
 //! change. Candidates from [`MIN_PROBABILITY`] join, at most [`MAX_ADDED`] per
-//! task, so a single-file task whose evidence is peaked gains nothing.
+//! task, so a single-file task whose evidence is peaked gains nothing. It runs only
+//! with the repository's history (in a git work tree), as it was trained: without
+//! one it added files that were seldom the fix's.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;

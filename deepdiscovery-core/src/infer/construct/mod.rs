@@ -219,7 +219,9 @@ pub(super) fn run(
         };
         let candidates = completion::candidates(&inputs);
         rows = completion::table(&candidates);
-        if let Some(model) = completion::builtin() {
+        // The model was trained and checked on work trees with history; without one it
+        // adds files that are seldom the fix's (benches/results/completion-2026-12-04.md).
+        if let Some(model) = completion::builtin().filter(|_| inputs.history.is_some()) {
             complete_learned(
                 &mut ordered,
                 completion::select(model, candidates),
