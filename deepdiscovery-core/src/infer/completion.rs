@@ -51,7 +51,9 @@ pub(super) const MIN_PROBABILITY: f32 = 0.05;
 pub(super) const MAX_ADDED: usize = 3;
 /// Location candidates counted as strong from this probability.
 const STRONG: f32 = 0.3;
-/// The column of `same_dir_top`.
+/// The columns the rationale reads: `loc_prob`, `loc_rank` and `same_dir_top`.
+const LOC_PROB: usize = 0;
+const LOC_RANK: usize = 2;
 const SAME_DIR_TOP: usize = 21;
 /// Counts in the features stop here (a hub's hundred links say no more than ten).
 const MAX_COUNT: f32 = 10.0;
@@ -362,8 +364,8 @@ pub(super) fn table(candidates: &[Candidate]) -> FeatureTable {
 pub(super) fn rationale(candidate: &Candidate, probability: f32) -> String {
     let mut why = vec![format!(
         "Location probability {:.2}, rank {}",
-        candidate.row[0],
-        candidate.row[2] as usize + 1
+        candidate.row[LOC_PROB],
+        candidate.row[LOC_RANK] as usize + 1
     )];
     if candidate.coupling.partner > 0.0 {
         why.push(format!(
@@ -505,7 +507,7 @@ mod tests {
 
     fn candidate(path: &str, loc_prob: f32) -> Candidate {
         let mut row = vec![0.0; COMPLETION_FEATURE_COUNT];
-        row[0] = loc_prob;
+        row[LOC_PROB] = loc_prob;
         Candidate {
             path: path.into(),
             row,
@@ -551,7 +553,7 @@ mod tests {
         let unique: HashSet<&str> = COMPLETION_FEATURES.iter().copied().collect();
         assert_eq!(unique.len(), COMPLETION_FEATURE_COUNT);
         assert_eq!(COMPLETION_FEATURES[SAME_DIR_TOP], "same_dir_top");
-        assert_eq!(COMPLETION_FEATURES[0], "loc_prob");
-        assert_eq!(COMPLETION_FEATURES[2], "loc_rank");
+        assert_eq!(COMPLETION_FEATURES[LOC_PROB], "loc_prob");
+        assert_eq!(COMPLETION_FEATURES[LOC_RANK], "loc_rank");
     }
 }
