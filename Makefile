@@ -171,4 +171,5 @@ train:
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	$(PYTHON) tests/structure/check.py
 	RUSTDOCFLAGS="-D warnings" cargo doc -p deepdiscovery-core -p deepdiscovery-ffi --no-deps -q

@@ -96,6 +96,7 @@ pub mod resolve;
 pub mod rules;
 mod session;
 pub mod source;
+mod sync;
 pub mod task;
 mod trees;
 

@@ -2,7 +2,7 @@
 //! every query, so answers are fast on the second call and never stale.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
@@ -15,6 +15,7 @@ use crate::resolve::{IndexedFile, RepoIndex};
 use crate::source::{
     Entry, History, HistoryOptions, RepoSource, SkipReason, SkipStats, Stamp, looks_binary,
 };
+use crate::sync::lock;
 use crate::{Error, Result};
 
 /// A modification time this close (ns) to the moment the file was read cannot prove
@@ -513,52 +514,6 @@ impl Session {
         graph
     }
 
-    /// The Location stage of paper §III.C: ranked task anchors with explanations.
-    ///
-    /// # Errors
-    /// An invalid configuration, or an error of the source's listing.
-    pub fn locate(
-        &self,
-        task: &crate::task::Task,
-        config: &crate::locate::LocateConfig,
-    ) -> Result<crate::locate::Location> {
-        crate::error::guarded("locate", || crate::locate::locate(self, task, config))
-    }
-
-    /// The whole of Algorithm 1 (paper §III): Location, budgeted implementation-path
-    /// recovery (Eq. 7) and metadata-first context construction (Eq. 8), returned as
-    /// a [`ContextPackage`](crate::infer::ContextPackage) that fits the budget.
-    ///
-    /// # Errors
-    /// An invalid configuration, or an error of the source's listing.
-    pub fn discover(
-        &self,
-        task: &crate::task::Task,
-        config: &crate::infer::DiscoverConfig,
-    ) -> Result<crate::infer::ContextPackage> {
-        crate::error::guarded("discover", || crate::infer::discover(self, task, config))
-    }
-
-    /// [`Session::discover`], and with the package the feature rows of the
-    /// candidates the learned change-set completion read (names in
-    /// [`crate::infer::COMPLETION_FEATURES`]): the training data of `make train`
-    /// (`eval_tasks --completion-features`).
-    ///
-    /// # Errors
-    /// As [`Session::discover`].
-    pub fn discover_traced(
-        &self,
-        task: &crate::task::Task,
-        config: &crate::infer::DiscoverConfig,
-    ) -> Result<(
-        crate::infer::ContextPackage,
-        crate::locate::features::FeatureTable,
-    )> {
-        crate::error::guarded("discover", || {
-            crate::infer::discover_traced(self, task, config)
-        })
-    }
-
     /// The history of the current HEAD, from the cache when HEAD has not moved.
     fn current_history(&self, state: &mut State) -> Option<Arc<History>> {
         state.stats.history_reused = false;
@@ -830,11 +785,4 @@ fn now_ns() -> u128 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or(0)
-}
-
-/// Locks a mutex, recovering from poisoning (a panicked query leaves no half state:
-/// every update is done on locals and swapped in at the end). Also used by the
-/// sources' parallel listing, whose callbacks only push.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -1,8 +1,7 @@
 //! Gradient-boosted regression trees on the log-odds, evaluated in Rust.
 //!
-//! The learned parts of the pipeline (the Location stage's scorer,
-//! [`crate::locate`], and the Inference stage's change-set completion,
-//! [`crate::infer`]) are tree ensembles trained offline (`make train`,
+//! The learned parts of the pipeline (the Location stage's scorer and the Inference
+//! stage's change-set completion) are tree ensembles trained offline (`make train`,
 //! `benches/train_ranker.py`) and committed as JSON. This module reads and checks
 //! such a model and scores rows with it: no ML runtime at query time, no randomness,
 //! the same row always gives the same score.

@@ -193,3 +193,41 @@ pub(crate) fn discover_traced(
     config.validate()?;
     construct::run(session, task, config)
 }
+
+/// Algorithm 1 as queries of a [`Session`]: the session owns the repository's caches,
+/// the stages decide.
+impl Session {
+    /// The whole of Algorithm 1 (paper §III): Location, budgeted implementation-path
+    /// recovery (Eq. 7) and metadata-first context construction (Eq. 8), returned as
+    /// a [`ContextPackage`](crate::infer::ContextPackage) that fits the budget.
+    ///
+    /// # Errors
+    /// An invalid configuration, or an error of the source's listing.
+    pub fn discover(
+        &self,
+        task: &crate::task::Task,
+        config: &crate::infer::DiscoverConfig,
+    ) -> Result<crate::infer::ContextPackage> {
+        crate::error::guarded("discover", || crate::infer::discover(self, task, config))
+    }
+
+    /// [`Session::discover`], and with the package the feature rows of the
+    /// candidates the learned change-set completion read (names in
+    /// [`crate::infer::COMPLETION_FEATURES`]): the training data of `make train`
+    /// (`eval_tasks --completion-features`).
+    ///
+    /// # Errors
+    /// As [`Session::discover`].
+    pub fn discover_traced(
+        &self,
+        task: &crate::task::Task,
+        config: &crate::infer::DiscoverConfig,
+    ) -> Result<(
+        crate::infer::ContextPackage,
+        crate::locate::features::FeatureTable,
+    )> {
+        crate::error::guarded("discover", || {
+            crate::infer::discover_traced(self, task, config)
+        })
+    }
+}

@@ -29,7 +29,7 @@ use serde::Serialize;
 use crate::artifact::Role;
 use crate::plugins::{LlmCaller, LlmUsage, LlmUse};
 use crate::task::Budget;
-use crate::{Error, Result};
+use crate::{Error, Result, Session};
 
 pub use cues::{Cue, CueKind, ResolvedCue};
 pub use environment::Environment;
@@ -298,4 +298,20 @@ pub(crate) fn locate_with(
     llm: Option<&LlmCaller<'_>>,
 ) -> Result<Location> {
     stage::run(session, task, config, llm)
+}
+
+/// The Location stage as a query of a [`Session`]: the session owns the repository's
+/// caches, the stage decides (the stage never calls back into the query methods).
+impl Session {
+    /// The Location stage of paper §III.C: ranked task anchors with explanations.
+    ///
+    /// # Errors
+    /// An invalid configuration, or an error of the source's listing.
+    pub fn locate(
+        &self,
+        task: &crate::task::Task,
+        config: &crate::locate::LocateConfig,
+    ) -> Result<crate::locate::Location> {
+        crate::error::guarded("locate", || crate::locate::locate(self, task, config))
+    }
 }

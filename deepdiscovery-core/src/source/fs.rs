@@ -11,7 +11,7 @@ use super::{
     DEFAULT_MAX_FILE_SIZE, Entry, Listing, MAX_IGNORE_FILE_SIZE, RepoSource, SkipReason, SkipStats,
     Stamp, has_binary_extension, validate_relative,
 };
-use crate::session::lock;
+use crate::sync::lock;
 use crate::{Error, Result};
 
 /// Version-control metadata directories that are never part of the repository's content.
