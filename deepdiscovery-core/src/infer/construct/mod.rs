@@ -25,7 +25,8 @@ use crate::locate::{CueKind, Location, cue_symbol, task_type, view};
 use crate::plugins::LlmCaller;
 use crate::session::{ArtifactInfo, Session};
 use crate::source::History;
-use crate::task::{Task, estimate_tokens};
+use crate::source::SkipStats;
+use crate::task::{Budget, Task, estimate_tokens};
 
 mod budget;
 mod completing;
@@ -167,111 +168,35 @@ pub(super) fn run(
 
     let t = Instant::now();
     // Location-only (Table III) returns the anchors as Location ranked them.
-    let mut rows = FeatureTable::default();
-    let (ordered, weak, filtered) = if config.ablation.location_only {
+    let (ordered, weak, filtered, rows) = if config.ablation.location_only {
         let anchors = expansion
             .selected
             .iter()
             .map(|s| (s.clone(), s.location))
             .collect();
-        (anchors, Vec::new(), Vec::new())
+        (anchors, Vec::new(), Vec::new(), FeatureTable::default())
     } else {
-        let symbols = task_symbols(&location);
-        // `user` refers to a symbol of the task that `used` defines.
-        let uses_task_symbol = |user: &str, used: &str| {
-            let (Some(user), Some(used)) = (cards.facts(user), cards.facts(used)) else {
-                return false;
-            };
-            user.references.iter().any(|r| {
-                symbols.contains(r.name.as_str())
-                    && used.definitions.iter().any(|d| d.name == r.name)
-            })
-        };
-        let (ordered, mut filtered) = rerank(&expansion, &uses_task_symbol);
-        let (mut ordered, weak) =
-            cut_weak(ordered, config.min_score_ratio, &named_files(&location));
-        filtered.extend(weak.iter().map(|(s, _)| s.path.clone()));
-        if !config.ablation.no_history
-            && let Some(history) = graph.history()
-        {
-            complete_change_set(
-                &mut ordered,
-                history,
-                &input_anchors,
-                &ranked_paths,
-                &graph,
-                &normalized,
-            );
-        }
-        let context: Vec<String> = ordered.iter().map(|(s, _)| s.path.clone()).collect();
-        let artifact = |p: &str| artifacts.get(p).map(|a| (a.role, a.size));
-        let inputs = completion::Inputs {
+        order_context(&Ordering {
+            expansion: &expansion,
+            cards: &cards,
             location: &location,
-            context: &context,
+            config,
             graph: &graph,
-            history: if config.ablation.no_history {
-                None
-            } else {
-                graph.history()
-            },
+            anchors: &input_anchors,
+            ranked: &ranked_paths,
             normalized: &normalized,
-            artifact: &artifact,
-        };
-        let candidates = completion::candidates(&inputs);
-        rows = completion::table(&candidates);
-        // The model was trained and checked on work trees with history; without one it
-        // adds files that are seldom the fix's (benches/results/completion-2026-12-04.md).
-        if let Some(model) = completion::builtin().filter(|_| inputs.history.is_some()) {
-            complete_learned(
-                &mut ordered,
-                completion::select(model, candidates),
-                &graph,
-                &normalized,
-            );
-        }
-        (ordered, weak, filtered)
+            artifacts: &artifacts,
+        })
     };
-    let mut package = ContextPackage {
-        schema_version: SCHEMA_VERSION,
-        library_version: crate::VERSION.to_string(),
-        task: task.text.clone(),
-        task_type: location.task_type.0,
-        task_type_confidence: location.task_type.1,
-        environment: location.environment.clone(),
-        constraints: location.constraints.clone(),
-        files: Vec::new(),
-        anchors: location
-            .anchors
-            .iter()
-            .map(|a| AnchorEntry {
-                path: a.path.clone(),
-                score: a.score,
-                signals: a.signals.clone(),
-            })
-            .collect(),
-        relations: Vec::new(),
-        repository_view: location.view.clone(),
-        ranked_files: Vec::new(),
-        skipped: Skipped {
-            unreadable: session.stats().skipped,
-            over_budget: Vec::new(),
-            filtered,
-        },
-        budget: BudgetReport {
-            max_tokens: budget.max_tokens,
-            used_tokens: 0,
-            location_tokens: budget.location_tokens(),
-            max_steps: budget.max_steps,
-            steps: expansion.steps,
-            stop: expansion.stop,
-            files_read: location.cost.files_read,
-            files_parsed,
-            stages: Vec::new(),
-            llm: None,
-        },
-        recent_history: Vec::new(),
-        notes: location.notes.clone(),
-    };
+    let mut package = new_package(
+        task,
+        &location,
+        &expansion,
+        budget,
+        session.stats().skipped,
+        filtered,
+        files_parsed,
+    );
     let by_path: HashMap<&str, &Selected> = expansion
         .selected
         .iter()
@@ -337,6 +262,126 @@ pub(super) fn run(
         },
     ];
     Ok((package, rows))
+}
+
+/// What ordering the context reads (see [`order_context`]).
+struct Ordering<'a> {
+    expansion: &'a Expansion,
+    cards: &'a CardCache<'a>,
+    location: &'a Location,
+    config: &'a DiscoverConfig,
+    graph: &'a RepoGraph,
+    anchors: &'a [(String, f32)],
+    ranked: &'a [String],
+    normalized: &'a HashMap<String, f32>,
+    artifacts: &'a HashMap<String, ArtifactInfo>,
+}
+
+/// Cluster, filter and re-rank the expanded context (§III.D), then complete it from
+/// the history and the learned completion: the context best first, the weak files
+/// cut, the paths filtered out, and the completion's feature rows.
+fn order_context(o: &Ordering) -> (Vec<Scored>, Vec<Scored>, Vec<String>, FeatureTable) {
+    let symbols = task_symbols(o.location);
+    // `user` refers to a symbol of the task that `used` defines.
+    let uses_task_symbol = |user: &str, used: &str| {
+        let (Some(user), Some(used)) = (o.cards.facts(user), o.cards.facts(used)) else {
+            return false;
+        };
+        user.references.iter().any(|r| {
+            symbols.contains(r.name.as_str()) && used.definitions.iter().any(|d| d.name == r.name)
+        })
+    };
+    let (ordered, mut filtered) = rerank(o.expansion, &uses_task_symbol);
+    let (mut ordered, weak) = cut_weak(ordered, o.config.min_score_ratio, &named_files(o.location));
+    filtered.extend(weak.iter().map(|(s, _)| s.path.clone()));
+    let history = if o.config.ablation.no_history {
+        None
+    } else {
+        o.graph.history()
+    };
+    if let Some(history) = history {
+        complete_change_set(
+            &mut ordered,
+            history,
+            o.anchors,
+            o.ranked,
+            o.graph,
+            o.normalized,
+        );
+    }
+    let context: Vec<String> = ordered.iter().map(|(s, _)| s.path.clone()).collect();
+    let artifact = |p: &str| o.artifacts.get(p).map(|a| (a.role, a.size));
+    let inputs = completion::Inputs {
+        location: o.location,
+        context: &context,
+        graph: o.graph,
+        history,
+        normalized: o.normalized,
+        artifact: &artifact,
+    };
+    let candidates = completion::candidates(&inputs);
+    let rows = completion::table(&candidates);
+    // The model was trained and checked on work trees with history; without one it
+    // adds files that are seldom the fix's (benches/results/completion-2026-12-04.md).
+    if let Some(model) = completion::builtin().filter(|_| history.is_some()) {
+        let chosen = completion::select(model, candidates);
+        complete_learned(&mut ordered, chosen, o.graph, o.normalized);
+    }
+    (ordered, weak, filtered, rows)
+}
+
+/// The package before its files: the task, the Location stage's findings and the
+/// budget's frame.
+fn new_package(
+    task: &Task,
+    location: &Location,
+    expansion: &Expansion,
+    budget: Budget,
+    unreadable: SkipStats,
+    filtered: Vec<String>,
+    files_parsed: usize,
+) -> ContextPackage {
+    ContextPackage {
+        schema_version: SCHEMA_VERSION,
+        library_version: crate::VERSION.to_string(),
+        task: task.text.clone(),
+        task_type: location.task_type.0,
+        task_type_confidence: location.task_type.1,
+        environment: location.environment.clone(),
+        constraints: location.constraints.clone(),
+        files: Vec::new(),
+        anchors: location
+            .anchors
+            .iter()
+            .map(|a| AnchorEntry {
+                path: a.path.clone(),
+                score: a.score,
+                signals: a.signals.clone(),
+            })
+            .collect(),
+        relations: Vec::new(),
+        repository_view: location.view.clone(),
+        ranked_files: Vec::new(),
+        skipped: Skipped {
+            unreadable,
+            over_budget: Vec::new(),
+            filtered,
+        },
+        budget: BudgetReport {
+            max_tokens: budget.max_tokens,
+            used_tokens: 0,
+            location_tokens: budget.location_tokens(),
+            max_steps: budget.max_steps,
+            steps: expansion.steps,
+            stop: expansion.stop,
+            files_read: location.cost.files_read,
+            files_parsed,
+            stages: Vec::new(),
+            llm: None,
+        },
+        recent_history: Vec::new(),
+        notes: location.notes.clone(),
+    }
 }
 
 /// The files the query's graph grows from: the anchors, then the best Location
