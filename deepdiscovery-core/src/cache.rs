@@ -146,16 +146,22 @@ impl DiskCache {
     /// When the directory cannot be created or is not a directory: the caller then
     /// goes without a cache.
     pub fn open(dir: impl Into<PathBuf>) -> std::io::Result<DiskCache> {
-        let dir = dir.into();
-        fs::create_dir_all(dir.join(LAYOUT))?;
-        Ok(DiskCache {
-            dir,
+        let cache = DiskCache::at(dir);
+        fs::create_dir_all(cache.dir.join(LAYOUT))?;
+        Ok(cache)
+    }
+
+    /// A handle on the cache in `dir` without creating anything: for
+    /// [`DiskCache::info`] and [`DiskCache::clear`] on a directory that may not exist.
+    pub fn at(dir: impl Into<PathBuf>) -> DiskCache {
+        DiskCache {
+            dir: dir.into(),
             max_bytes: DEFAULT_MAX_BYTES,
             housekeeping: Mutex::new((0, false)),
             temp_counter: AtomicU64::new(0),
             hits: AtomicU64::new(0),
             writes: AtomicU64::new(0),
-        })
+        }
     }
 
     /// Bounds the total size of the entries (at least one entry's worth is kept).

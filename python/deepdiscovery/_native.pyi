@@ -2,7 +2,7 @@
 
 from typing import Any, Callable, Dict, List, Optional, Tuple, final
 
-__all__ = ["Session", "schema_version", "version"]
+__all__ = ["Session", "cache_clear", "cache_info", "schema_version", "version"]
 
 @final
 class Session:
@@ -22,3 +22,5 @@ class Session:
 
 def version() -> str: ...
 def schema_version() -> int: ...
+def cache_info(cache_dir: Optional[str] = None) -> str: ...
+def cache_clear(cache_dir: Optional[str] = None) -> int: ...
