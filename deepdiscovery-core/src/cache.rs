@@ -232,17 +232,40 @@ impl DiskCache {
         hasher.digest128()
     }
 
+    /// The key of a value that depends on `bytes` alone, computed by the code of
+    /// `kind` in this build (the lexical index of a file's text, say).
+    pub(crate) fn bytes_key(kind: &str, bytes: &[u8]) -> u128 {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        hasher.update(&version_tag().to_le_bytes());
+        hasher.update(b"bytes:");
+        hasher.update(kind.as_bytes());
+        hasher.update(&[0]);
+        hasher.update(&(bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+        hasher.digest128()
+    }
+
     /// The facts stored under `key`, if a valid entry holds them.
     pub(crate) fn load_facts(&self, key: u128) -> Option<Facts> {
-        let payload = self.read_entry(key)?;
-        let facts = serde_json::from_slice(&payload).ok()?;
-        self.hits.fetch_add(1, Ordering::Relaxed);
-        Some(facts)
+        self.load(key)
     }
 
     /// Stores `facts` under `key`; failures are ignored (the cache is an optimization).
     pub(crate) fn store_facts(&self, key: u128, facts: &Facts) {
-        if let Ok(payload) = serde_json::to_vec(facts) {
+        self.store(key, facts);
+    }
+
+    /// The value stored under `key`, if a valid entry holds one that parses.
+    pub(crate) fn load<T: serde::de::DeserializeOwned>(&self, key: u128) -> Option<T> {
+        let payload = self.read_entry(key)?;
+        let value = serde_json::from_slice(&payload).ok()?;
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        Some(value)
+    }
+
+    /// Stores `value` under `key`; failures are ignored (the cache is an optimization).
+    pub(crate) fn store<T: Serialize>(&self, key: u128, value: &T) {
+        if let Ok(payload) = serde_json::to_vec(value) {
             self.write_entry(key, &payload);
         }
     }

@@ -258,6 +258,26 @@ impl Session {
         self.disk.as_deref()
     }
 
+    /// A value that depends on `bytes` alone, read from the on-disk cache when it
+    /// holds one for this `kind` and these bytes, else computed (and stored). Without
+    /// a cache, or for small inputs (cheaper to compute than to look up), computed.
+    pub(crate) fn through_disk<T>(&self, kind: &str, bytes: &[u8], compute: impl FnOnce() -> T) -> T
+    where
+        T: Serialize + serde::de::DeserializeOwned,
+    {
+        const WORTH_CACHING: usize = 512;
+        let Some(disk) = self.disk.as_ref().filter(|_| bytes.len() >= WORTH_CACHING) else {
+            return compute();
+        };
+        let key = DiskCache::bytes_key(kind, bytes);
+        if let Some(value) = disk.load(key) {
+            return value;
+        }
+        let value = compute();
+        disk.store(key, &value);
+        value
+    }
+
     /// The embedder, if one was given.
     pub fn embedder(&self) -> Option<&dyn crate::plugins::Embedder> {
         self.embedder.as_deref()
@@ -374,6 +394,9 @@ impl Session {
                 (scan(path, &bytes), current.map(|c| (c.clone(), false)))
             })
             .collect();
+        if let Some(disk) = &self.disk {
+            disk.housekeep();
+        }
         let mut files = HashMap::with_capacity(paths.len());
         let mut out = Vec::with_capacity(paths.len());
         for (path, (value, entry)) in paths.iter().zip(results) {
