@@ -5,6 +5,8 @@ same with or without it."""
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,3 +104,34 @@ def test_cli_cache_info_and_clear(tmp_path, capsys):
     # The default directory is the environment's (the tests' own scratch directory).
     assert main(["cache", "info", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["dir"] == os.environ["DEEPDISCOVERY_CACHE_DIR"]
+
+
+def test_processes_sharing_one_cache_at_once_agree(tmp_path):
+    """Several CLI processes fill one empty cache at the same time (atomic renames, no
+    lock), then read it: every package is the one computed without a cache."""
+    cache = tmp_path / "cache"
+    repo = str(FIXTURES / "locate_app")
+    command = [sys.executable, "-m", "deepdiscovery", "discover", TASK, "--repo", repo]
+    command += ["--format", "json"]
+
+    def untimed_text(text):
+        data = json.loads(text)
+        data["budget"].pop("stages", None)
+        return data
+
+    expected = untimed_text(
+        subprocess.run(command + ["--no-cache"], capture_output=True, text=True, check=True).stdout
+    )
+    for _ in range(2):  # cold, then warm
+        running = [
+            subprocess.Popen(
+                command + ["--cache-dir", str(cache)], stdout=subprocess.PIPE, text=True
+            )
+            for _ in range(4)
+        ]
+        for process in running:
+            out, _ = process.communicate(timeout=120)
+            assert process.returncode == 0
+            assert untimed_text(out) == expected
+    assert list(cache.rglob(".tmp-*")) == []
+    assert cache_info(cache)["entries"] > 0
