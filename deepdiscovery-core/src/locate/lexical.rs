@@ -958,8 +958,13 @@ mod tests {
             let scanner = Scanner::new(query);
             for (path, text) in &all {
                 let direct = scanner.scan_file(path, text);
-                let indexed = scanner.scan_indexed(path, &FileIndex::of(text), text);
+                let index = FileIndex::of(text);
+                let indexed = scanner.scan_indexed(path, &index, text);
                 assert_eq!(indexed, direct, "{path}");
+                // As the on-disk cache keeps it.
+                let json = serde_json::to_vec(&index).unwrap();
+                let read: FileIndex = serde_json::from_slice(&json).unwrap();
+                assert_eq!(read, index, "{path}");
             }
         }
     }

@@ -20,6 +20,12 @@ const TASK: &str = "Pricing endpoint crashes: CurrencyMismatchError: cannot conv
 /// The package of a fresh session over `root`, through `cache` if given; with the
 /// session's count of facts read from the cache.
 fn package(root: &Path, cache: Option<&Path>) -> (serde_json::Value, usize) {
+    let (json, from_disk, _) = package_and_hits(root, cache);
+    (json, from_disk)
+}
+
+/// [`package`], and every entry read from the cache (facts and lexical indexes).
+fn package_and_hits(root: &Path, cache: Option<&Path>) -> (serde_json::Value, usize, u64) {
     let mut session = Session::open(root).unwrap();
     if let Some(dir) = cache {
         session = session.with_disk_cache(Arc::new(DiskCache::open(dir).unwrap()));
@@ -27,7 +33,8 @@ fn package(root: &Path, cache: Option<&Path>) -> (serde_json::Value, usize) {
     let package = session
         .discover(&Task::new(TASK).unwrap(), &DiscoverConfig::default())
         .unwrap();
-    (stable_json(&package), session.stats().from_disk)
+    let hits = session.disk_cache().map_or(0, |d| d.hits());
+    (stable_json(&package), session.stats().from_disk, hits)
 }
 
 /// Asserts that the package is the same with and without the cache in `cache`;
@@ -90,12 +97,27 @@ fn entries(cache: &Path) -> Vec<std::path::PathBuf> {
     out
 }
 
+/// A module large enough that its lexical index is kept on disk too (small files
+/// are cheaper to tokenize than to look up).
+fn add_large_module(root: &Path) {
+    let mut text = String::from("\"\"\"Exchange rates for convert_currency.\"\"\"\n\n");
+    for i in 0..120 {
+        text.push_str(&format!(
+            "def rate_{i}(source, target):\n    \"\"\"EUR to GBP, table {i}.\"\"\"\n    \
+             return convert_currency(source, target) * {i}\n\n"
+        ));
+    }
+    assert!(text.len() > 8192);
+    fs::write(root.join("inventory/pricing/rates.py"), text).unwrap();
+}
+
 #[test]
 fn packages_are_identical_with_and_without_the_cache() {
     let repo = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     let root = repo.path();
     copy_dir(&fixture_path("locate_app"), root);
+    add_large_module(root);
     let with_git = git(root, &["init", "-q", "-b", "main"]).is_some();
     if with_git {
         git(root, &["add", "-A"]);
@@ -107,6 +129,8 @@ fn packages_are_identical_with_and_without_the_cache() {
     assert!(!entries(cache.path()).is_empty());
     let warm = same_with_cache(root, cache.path());
     assert!(warm > 0, "a warm cache is read");
+    let (_, facts, hits) = package_and_hits(root, Some(cache.path()));
+    assert!(hits > facts as u64, "lexical indexes are read too");
 
     // An edit: the edited file misses, the others still hit.
     let currency = root.join("inventory/pricing/currency.py");
