@@ -232,10 +232,20 @@ fn an_unusable_cache_directory_is_no_cache() {
     let (expected, _) = package(&root, None);
     let file = dir.path().join("a-file");
     fs::write(&file, "in the way").unwrap();
+    // A cache full of garbage: files under entry names in every shard, a shard that
+    // is a file, stray names.
     let garbage = dir.path().join("garbage");
-    fs::create_dir_all(garbage.join("facts-v1/ab")).unwrap();
-    fs::write(garbage.join("facts-v1/ab/not-an-entry"), "x").unwrap();
-    fs::write(garbage.join("facts-v1/zz"), "a file where a shard goes").unwrap();
+    for shard in "0123456789abcde".chars() {
+        let shard_dir = garbage.join("facts-v1").join(shard.to_string());
+        fs::create_dir_all(&shard_dir).unwrap();
+        for i in 0..16 {
+            let name = format!("{i:x}").repeat(31);
+            fs::write(shard_dir.join(name), format!("garbage {i}")).unwrap();
+        }
+        fs::write(shard_dir.join("not-an-entry"), "x").unwrap();
+    }
+    fs::write(garbage.join("facts-v1/f"), "a file where a shard goes").unwrap();
+    fs::write(garbage.join("facts-v1/zz"), "a stray file").unwrap();
     for cache_dir in [file.clone(), file.join("below"), garbage] {
         let json = serde_json::json!({ "cache_dir": cache_dir }).to_string();
         let options = session_options(Some(&json)).unwrap();
