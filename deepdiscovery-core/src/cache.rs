@@ -60,6 +60,8 @@ const MAGIC: &[u8; 8] = b"DDFACTS\0";
 const FORMAT: u32 = 1;
 const LAYOUT: &str = "facts-v1";
 const HEADER: usize = 56;
+/// An entry read this long after it was last dated is dated again (see `read_entry`).
+const REDATE_AFTER: Duration = Duration::from_secs(86_400);
 /// Temporary files older than this are left-overs of a killed writer.
 const STALE_TEMP: Duration = Duration::from_secs(600);
 
@@ -286,8 +288,9 @@ impl DiskCache {
         self.evict();
     }
 
-    /// Removes the oldest entries (by modification time, then name) until the total
-    /// is at most three quarters of the bound, and stale temporary files.
+    /// Removes the least recently used entries (by modification time, which a read
+    /// renews at most daily; then by name) until the total is at most three quarters
+    /// of the bound, and stale temporary files.
     pub fn evict(&self) {
         let mut entries = self.walk();
         let mut total: u64 = entries.iter().map(|e| e.1).sum();
@@ -361,12 +364,26 @@ impl DiskCache {
         if !meta.is_file() || meta.len() > MAX_ENTRY_BYTES + HEADER as u64 {
             return None;
         }
-        let file = fs::File::open(&path).ok()?;
+        let mut file = fs::File::open(&path).ok()?;
         let mut bytes = Vec::with_capacity(meta.len() as usize);
-        file.take(MAX_ENTRY_BYTES + HEADER as u64 + 1)
+        Read::by_ref(&mut file)
+            .take(MAX_ENTRY_BYTES + HEADER as u64 + 1)
             .read_to_end(&mut bytes)
             .ok()?;
-        decode(&bytes, key).map(<[u8]>::to_vec)
+        let payload = decode(&bytes, key)?;
+        // Eviction removes the least recently used: an entry in use is dated again,
+        // at most once a day (one extra system call per entry and day). A read-only
+        // cache keeps its dates.
+        let now = SystemTime::now();
+        let stale = meta
+            .modified()
+            .ok()
+            .and_then(|m| now.duration_since(m).ok())
+            .is_some_and(|age| age > REDATE_AFTER);
+        if stale {
+            let _ = file.set_modified(now);
+        }
+        Some(payload.to_vec())
     }
 
     fn write_entry(&self, key: u128, payload: &[u8]) {
@@ -517,6 +534,32 @@ mod tests {
         assert!(cache.load_facts(key).is_none());
         cache.store_facts(key, &facts("k"));
         assert!(cache.load_facts(key).is_none(), "a directory in the way");
+    }
+
+    #[test]
+    fn an_entry_in_use_is_dated_again_and_outlives_newer_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = DiskCache::open(dir.path()).unwrap().with_max_bytes(3_000);
+        let big = Facts {
+            doc: Some("d".repeat(900)),
+            ..Facts::default()
+        };
+        let key = |i: usize| DiskCache::facts_key(Language::Python, &format!("f{i}.py"), b"");
+        let old = SystemTime::now() - Duration::from_secs(3 * 86_400);
+        for i in 0..3 {
+            cache.store_facts(key(i), &big);
+            let file = fs::File::options()
+                .write(true)
+                .open(cache.entry_path(key(i)));
+            file.unwrap().set_modified(old).unwrap();
+        }
+        // Entry 0 is used: dated now, so the unused 1 and 2 go first.
+        assert!(cache.load_facts(key(0)).is_some());
+        cache.store_facts(key(3), &big);
+        cache.evict();
+        assert!(cache.load_facts(key(0)).is_some());
+        assert!(cache.load_facts(key(3)).is_some());
+        assert!(cache.load_facts(key(1)).is_none());
     }
 
     #[test]
