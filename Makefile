@@ -20,6 +20,12 @@ demo:
 
 test: test-rust test-python test-c test-cross test-install test-wheel
 
+# Tests never touch the user's cache: every test target reads and writes the on-disk
+# facts cache (on by default in the bindings and the CLI) under target/ instead.
+TEST_CACHE := $(abspath target/test-cache)
+test test-rust test-python test-c test-cross test-install test-wheel fuzz: \
+	export DEEPDISCOVERY_CACHE_DIR = $(TEST_CACHE)
+
 test-rust:
 	cargo test --workspace --exclude deepdiscovery-py
 	cargo test -p deepdiscovery-core --examples

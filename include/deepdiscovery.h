@@ -171,7 +171,12 @@ void dd_string_free(char *s);
  *   - `"history"`: `false` to never read the repository's git history, `true`
  *     (default) to read it when the root is in a git work tree, or an object
  *     `{"max_commits": 500, "max_millis": 300, "max_files_per_commit": 50}` to read
- *     it within those bounds. Only ancestors of the checked-out commit are read.
+ *     it within those bounds. Only ancestors of the checked-out commit are read;
+ *   - `"cache"`: boolean, whether per-file facts are kept in the on-disk cache
+ *     shared by processes (default true; answers are the same without it);
+ *   - `"cache_dir"`: string, its directory (default: `$DEEPDISCOVERY_CACHE_DIR`,
+ *     else the platform's cache directory). A directory that cannot be used
+ *     means no cache, never an error.
  *
  * Unknown keys are an error. Nothing is read or parsed before the first query.
  *

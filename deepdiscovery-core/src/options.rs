@@ -68,6 +68,12 @@ pub struct SessionOptions {
     /// object `{"max_commits", "max_millis", "max_files_per_commit"}` to read it
     /// (with those bounds).
     pub history: Option<Option<HistoryOptions>>,
+    /// `cache`: `false` to go without the on-disk facts cache (default on).
+    pub cache: Option<bool>,
+    /// `cache_dir`: the on-disk cache's directory (default
+    /// [`crate::cache::default_dir`]: `$DEEPDISCOVERY_CACHE_DIR`, else the platform's
+    /// cache directory).
+    pub cache_dir: Option<String>,
 }
 
 impl SessionOptions {
@@ -87,7 +93,24 @@ impl SessionOptions {
             Some(Some(bounds)) => session = session.with_history_options(bounds),
             None => {}
         }
+        if let Some(cache) = self.disk_cache() {
+            session = session.with_disk_cache(std::sync::Arc::new(cache));
+        }
         Ok(session)
+    }
+
+    /// The on-disk cache these options name: `None` when `cache` is false, or when
+    /// the directory cannot be named or created (read-only, a file in the way): a
+    /// session then goes without one, never fails for it.
+    pub fn disk_cache(&self) -> Option<crate::cache::DiskCache> {
+        if self.cache == Some(false) {
+            return None;
+        }
+        let dir = match &self.cache_dir {
+            Some(dir) => std::path::PathBuf::from(dir),
+            None => crate::cache::default_dir()?,
+        };
+        crate::cache::DiskCache::open(dir).ok()
     }
 }
 
@@ -97,11 +120,17 @@ impl SessionOptions {
 /// [`OptionsError`] naming the key at fault.
 pub fn session_options(text: Option<&str>) -> Result<SessionOptions, Failure> {
     let object = parse_object(text, "config_json")?;
-    let obj = Obj::new(&object, "config", &["builtin_rules", "rules", "history"])?;
+    let obj = Obj::new(
+        &object,
+        "config",
+        &["builtin_rules", "rules", "history", "cache", "cache_dir"],
+    )?;
     Ok(SessionOptions {
         builtin_rules: obj.bool("builtin_rules")?,
         rules: obj.string("rules")?,
         history: obj.with("history", history)?,
+        cache: obj.bool("cache")?,
+        cache_dir: obj.string("cache_dir")?,
     })
 }
 

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::artifact::{Language, Role};
+use crate::cache::DiskCache;
 use crate::facts::{self, Facts};
 use crate::graph::{GraphInput, InputArtifact, RelationRule, RepoGraph, build_graph};
 use crate::resolve::{IndexedFile, RepoIndex};
@@ -115,6 +116,9 @@ pub struct SessionStats {
     pub parsed: usize,
     /// Artifacts whose cached facts were reused (unchanged stamp or content).
     pub reused: usize,
+    /// Of `parsed`, the artifacts whose facts were read from the on-disk cache
+    /// instead of being computed (see [`crate::cache`]).
+    pub from_disk: usize,
     /// Artifacts dropped because they were deleted since the previous query.
     pub removed: usize,
     /// Parsed files with recovered problems (syntax errors, config that did not parse).
@@ -145,6 +149,7 @@ pub struct Session {
     embedder: Option<Arc<dyn crate::plugins::Embedder>>,
     language_model: Option<Arc<dyn crate::plugins::LanguageModel>>,
     embeddings: crate::plugins::EmbeddingCache,
+    disk: Option<Arc<DiskCache>>,
     state: Mutex<State>,
 }
 
@@ -169,6 +174,7 @@ impl Session {
             embedder: None,
             language_model: None,
             embeddings: crate::plugins::EmbeddingCache::default(),
+            disk: None,
             state: Mutex::new(State::default()),
         }
     }
@@ -238,6 +244,41 @@ impl Session {
     pub fn with_language_model(mut self, model: Arc<dyn crate::plugins::LanguageModel>) -> Session {
         self.language_model = Some(model);
         self
+    }
+
+    /// Reads and writes facts through an on-disk cache shared with other processes
+    /// (none by default): a file whose facts another process computed (same bytes,
+    /// path and build) is not parsed again. Answers are the same with or without it.
+    pub fn with_disk_cache(mut self, cache: Arc<DiskCache>) -> Session {
+        self.disk = Some(cache);
+        self
+    }
+
+    /// The on-disk cache, if one was given.
+    pub fn disk_cache(&self) -> Option<&DiskCache> {
+        self.disk.as_deref()
+    }
+
+    /// A value that depends on `bytes` alone, read from the on-disk cache when it
+    /// holds one for this `kind` and these bytes, else computed (and stored). Without
+    /// a cache, or for inputs under 4 KiB (cheaper to compute than to look up: they
+    /// were a third of the entries of a cold run, whose cost is mostly file creation),
+    /// computed.
+    pub(crate) fn through_disk<T>(&self, kind: &str, bytes: &[u8], compute: impl FnOnce() -> T) -> T
+    where
+        T: Serialize + serde::de::DeserializeOwned,
+    {
+        const WORTH_CACHING: usize = 4096;
+        let Some(disk) = self.disk.as_ref().filter(|_| bytes.len() >= WORTH_CACHING) else {
+            return compute();
+        };
+        let key = DiskCache::bytes_key(kind, bytes);
+        if let Some(value) = disk.load(key) {
+            return value;
+        }
+        let value = compute();
+        disk.store(key, &value);
+        value
     }
 
     /// The embedder, if one was given.
@@ -356,6 +397,9 @@ impl Session {
                 (scan(path, &bytes), current.map(|c| (c.clone(), false)))
             })
             .collect();
+        if let Some(disk) = &self.disk {
+            disk.housekeep();
+        }
         let mut files = HashMap::with_capacity(paths.len());
         let mut out = Vec::with_capacity(paths.len());
         for (path, (value, entry)) in paths.iter().zip(results) {
@@ -634,20 +678,26 @@ impl Session {
             return;
         }
         let now = now_ns();
-        let loaded: Vec<(Slot, std::result::Result<bool, SkipReason>)> = work
+        let loaded: Vec<(Slot, std::result::Result<Loaded, SkipReason>)> = work
             .into_par_iter()
             .map(|mut slot| {
                 let outcome = self.load(&mut slot, now);
                 (slot, outcome)
             })
             .collect();
+        if let Some(disk) = &self.disk {
+            disk.housekeep();
+        }
         for (slot, outcome) in loaded {
             match outcome {
-                Ok(reused) => {
-                    if reused {
-                        state.stats.reused += 1;
-                    } else {
-                        state.stats.parsed += 1;
+                Ok(how) => {
+                    match how {
+                        Loaded::Reused => state.stats.reused += 1,
+                        Loaded::Parsed => state.stats.parsed += 1,
+                        Loaded::FromDisk => {
+                            state.stats.parsed += 1;
+                            state.stats.from_disk += 1;
+                        }
                     }
                     if let Some(parsed) = slot.current() {
                         if !parsed.facts.problems.is_empty() {
@@ -675,9 +725,10 @@ impl Session {
         }
     }
 
-    /// Reads and parses one artifact into its slot. `Ok(true)` when the content hash
-    /// was unchanged and the old facts were kept (a touched but unmodified file).
-    fn load(&self, slot: &mut Slot, now: u128) -> std::result::Result<bool, SkipReason> {
+    /// Reads and parses one artifact into its slot (or reads its facts from the disk
+    /// cache). [`Loaded::Reused`] when the content hash was unchanged and the old
+    /// facts were kept (a touched but unmodified file).
+    fn load(&self, slot: &mut Slot, now: u128) -> std::result::Result<Loaded, SkipReason> {
         let bytes = self
             .source
             .read(&slot.entry.path)
@@ -691,20 +742,33 @@ impl Session {
         {
             parsed.read_at_ns = now;
             slot.verified = true;
-            return Ok(true);
+            return Ok(Loaded::Reused);
         }
         let language = Language::detect(&slot.entry.path, Some(&bytes[..bytes.len().min(256)]));
         let role = Role::classify(&slot.entry.path, language);
-        let (text, lossy) = match String::from_utf8_lossy(&bytes) {
-            std::borrow::Cow::Borrowed(s) => (std::borrow::Cow::Borrowed(s), false),
-            owned => (owned, true),
+        // The key covers all that `extract` reads (language, path, bytes) and the
+        // build, so a hit is exactly what extracting would give.
+        let key = self
+            .disk
+            .as_ref()
+            .map(|_| DiskCache::facts_key(language, &slot.entry.path, &bytes));
+        let stored = self
+            .disk
+            .as_ref()
+            .zip(key)
+            .and_then(|(d, k)| d.load_facts(k));
+        let how = if stored.is_some() {
+            Loaded::FromDisk
+        } else {
+            Loaded::Parsed
         };
-        let mut facts = facts::extract(language, &slot.entry.path, &text);
-        if lossy {
+        let facts = stored.unwrap_or_else(|| {
+            let facts = extract_facts(language, &slot.entry.path, &bytes);
+            if let Some((disk, key)) = self.disk.as_ref().zip(key) {
+                disk.store_facts(key, &facts);
+            }
             facts
-                .problems
-                .insert(0, format!("{LOSSY}: invalid UTF-8 replaced"));
-        }
+        });
         slot.language = language;
         slot.role = role;
         slot.parsed = Some(Parsed {
@@ -715,8 +779,35 @@ impl Session {
             facts: Arc::new(facts),
         });
         slot.verified = true;
-        Ok(false)
+        Ok(how)
     }
+}
+
+/// How [`Session::load`] made a slot's facts current.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Loaded {
+    /// The content was unchanged: the facts in memory were kept.
+    Reused,
+    /// Parsed (or read as config).
+    Parsed,
+    /// Read from the on-disk cache.
+    FromDisk,
+}
+
+/// The facts of a file's bytes (read lossily when not UTF-8, which is noted as a
+/// problem).
+fn extract_facts(language: Language, path: &str, bytes: &[u8]) -> Facts {
+    let (text, lossy) = match String::from_utf8_lossy(bytes) {
+        std::borrow::Cow::Borrowed(s) => (std::borrow::Cow::Borrowed(s), false),
+        owned => (owned, true),
+    };
+    let mut facts = facts::extract(language, path, &text);
+    if lossy {
+        facts
+            .problems
+            .insert(0, format!("{LOSSY}: invalid UTF-8 replaced"));
+    }
+    facts
 }
 
 /// Where a CODEOWNERS file may live, in GitHub's order of precedence.

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use deepdiscovery_core::cache::DiskCache;
 use deepdiscovery_core::options::{self, OptionsError, OptionsErrorKind};
 use deepdiscovery_core::{Error, MemorySource, Session, Task};
 
@@ -67,7 +68,7 @@ struct PySession {
 impl PySession {
     /// Opens a session on a directory (`root`) or on in-memory files (`files`, a
     /// mapping of repository-relative path to text), with the session options as
-    /// JSON (`config_json`: `builtin_rules`, `rules`, `history`) and optional
+    /// JSON (`config_json`: `builtin_rules`, `rules`, `history`, `cache`, `cache_dir`) and optional
     /// plug-ins (`llm = (complete, name, context_window)`, `embedder = (embed,
     /// dimension)`, dimension 0 when the embedder does not declare one).
     #[new]
@@ -241,6 +242,44 @@ fn version() -> &'static str {
     deepdiscovery_core::VERSION
 }
 
+/// The on-disk facts cache in `cache_dir` (default: `$DEEPDISCOVERY_CACHE_DIR`, else
+/// the platform's cache directory): its directory, entries, size, bound and version,
+/// as JSON. Creates nothing.
+#[pyfunction]
+#[pyo3(signature = (cache_dir=None))]
+fn cache_info(py: Python<'_>, cache_dir: Option<std::path::PathBuf>) -> PyResult<String> {
+    let cache = cache_at(py, cache_dir)?;
+    let info = py.detach(|| cache.info());
+    serde_json::to_string(&info).map_err(|e| raise(py, "InternalError", e.to_string()))
+}
+
+/// Empties the on-disk facts cache in `cache_dir` (default as for `cache_info`):
+/// removes its entries, nothing else; returns how many.
+#[pyfunction]
+#[pyo3(signature = (cache_dir=None))]
+fn cache_clear(py: Python<'_>, cache_dir: Option<std::path::PathBuf>) -> PyResult<u64> {
+    let cache = cache_at(py, cache_dir)?;
+    py.detach(|| cache.clear()).map_err(|e| {
+        raise(
+            py,
+            "RepositoryError",
+            format!("cannot clear the cache: {e}"),
+        )
+    })
+}
+
+fn cache_at(py: Python<'_>, dir: Option<std::path::PathBuf>) -> PyResult<DiskCache> {
+    dir.or_else(deepdiscovery_core::cache::default_dir)
+        .map(DiskCache::at)
+        .ok_or_else(|| {
+            raise(
+                py,
+                "ConfigError",
+                "no cache directory: set DEEPDISCOVERY_CACHE_DIR or give one".to_string(),
+            )
+        })
+}
+
 /// The `schema_version` of the context package's JSON.
 #[pyfunction]
 fn schema_version() -> u32 {
@@ -254,5 +293,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema_version, m)?)?;
     m.add_function(wrap_pyfunction!(score_task_json, m)?)?;
     m.add_function(wrap_pyfunction!(metrics_json, m)?)?;
+    m.add_function(wrap_pyfunction!(cache_info, m)?)?;
+    m.add_function(wrap_pyfunction!(cache_clear, m)?)?;
     Ok(())
 }

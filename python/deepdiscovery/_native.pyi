@@ -2,7 +2,15 @@
 
 from typing import Any, Callable, Dict, List, Optional, Tuple, final
 
-__all__ = ["Session", "metrics_json", "schema_version", "score_task_json", "version"]
+__all__ = [
+    "Session",
+    "cache_clear",
+    "cache_info",
+    "metrics_json",
+    "schema_version",
+    "score_task_json",
+    "version",
+]
 
 @final
 class Session:
@@ -26,3 +34,5 @@ def score_task_json(
     gold: List[str], returned: List[str], ranking: List[str], cutoffs: List[int]
 ) -> str: ...
 def metrics_json(scores_json: str, cutoffs: List[int]) -> str: ...
+def cache_info(cache_dir: Optional[str] = None) -> str: ...
+def cache_clear(cache_dir: Optional[str] = None) -> int: ...

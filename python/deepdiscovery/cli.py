@@ -151,6 +151,7 @@ def _parser() -> argparse.ArgumentParser:
         "--anchors", type=int, metavar="K", help="how many anchors to select (8)"
     )
     evaluation.add_argument("--no-history", action="store_true", help="do not read the git history")
+    _cache_options(evaluation)
     evaluation.add_argument(
         "--json-out", metavar="FILE", help="also write the summary and every record as JSON"
     )
@@ -185,6 +186,23 @@ def _parser() -> argparse.ArgumentParser:
         "--repo", default=".", metavar="DIR", help="the repository (default: the current directory)"
     )
     _plugin_options(mcp)
+
+    cache = _command(
+        commands,
+        "cache",
+        _cache,
+        "inspect or empty the on-disk facts cache",
+        "The per-file facts that sessions keep on disk, shared by processes (answers "
+        "are the same without them). The directory is --cache-dir, else "
+        "$DEEPDISCOVERY_CACHE_DIR, else the platform's cache directory.",
+    )
+    cache.add_argument(
+        "action", choices=("info", "clear"), help="info: print what is in it; clear: empty it"
+    )
+    cache.add_argument("--cache-dir", metavar="DIR", help="the cache directory")
+    cache.add_argument(
+        "--format", choices=("text", "json"), default="text", help="text (default) or json"
+    )
 
     _command(commands, "version", _version, "print the library version", None)
     return parser
@@ -249,7 +267,20 @@ def _query_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--rules", metavar="FILE", help="extra relation rules (TOML, as the built-in rule file)"
     )
+    _cache_options(sub)
     _plugin_options(sub)
+
+
+def _cache_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="the on-disk facts cache (default: $DEEPDISCOVERY_CACHE_DIR, else the "
+        "platform's cache directory)",
+    )
+    sub.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the on-disk facts cache"
+    )
 
 
 def _plugin_options(sub: argparse.ArgumentParser) -> None:
@@ -416,6 +447,28 @@ def _no_mcp_sdk() -> str:
     )
 
 
+def _cache(args: argparse.Namespace) -> int:
+    from deepdiscovery.cache import cache_clear, cache_info
+
+    if args.action == "clear":
+        removed = cache_clear(args.cache_dir)
+        info = cache_info(args.cache_dir)
+        _write(sys.stdout, f"removed {removed} entries from {info['dir']}")
+        return 0
+    info = cache_info(args.cache_dir)
+    if args.format == "json":
+        _write(sys.stdout, json.dumps(info, indent=2))
+        return 0
+    _write(
+        sys.stdout,
+        f"directory: {info['dir']}\n"
+        f"entries:   {info['entries']}\n"
+        f"size:      {info['bytes']} bytes (bound {info['max_bytes']})\n"
+        f"version:   {info['version']}",
+    )
+    return 0
+
+
 def _version(args: argparse.Namespace) -> int:
     _write(sys.stdout, f"{PROG} {__version__}")
     return 0
@@ -451,6 +504,10 @@ def _config(args: argparse.Namespace) -> Config:
             changes[field] = value
     if args.no_history:
         changes["history"] = False
+    if getattr(args, "no_cache", False):
+        changes["cache"] = False
+    if getattr(args, "cache_dir", None) is not None:
+        changes["cache_dir"] = args.cache_dir
     return Config(**changes)
 
 

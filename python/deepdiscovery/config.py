@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
@@ -113,6 +114,12 @@ class Config:
       co-change relations (True); ``history_max_commits`` (500),
       ``history_max_millis`` (300), ``history_max_files_per_commit`` (50) bound it.
     - ``builtin_rules``: apply the built-in implicit-relation rules (True).
+    - ``cache``: keep per-file facts in an on-disk cache shared by processes (True),
+      so that a second process on an unchanged repository does not parse again;
+      answers are the same with or without it. ``cache_dir`` names its directory
+      (default: ``$DEEPDISCOVERY_CACHE_DIR``, else the platform's cache directory,
+      ``~/.cache/deepdiscovery`` on Linux). A directory that cannot be used means no
+      cache, never an error.
     """
 
     anchors: int = 8
@@ -149,6 +156,8 @@ class Config:
     history_max_millis: int = 300
     history_max_files_per_commit: int = 50
     builtin_rules: bool = True
+    cache: bool = True
+    cache_dir: Optional[str] = None
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -161,6 +170,10 @@ class Config:
                 isinstance(value, bool) or not isinstance(value, (int, float))
             ):
                 raise ConfigError(f"{f.name} must be a number, got {value!r}")
+        if self.cache_dir is not None:
+            if not isinstance(self.cache_dir, (str, os.PathLike)):
+                raise ConfigError(f"cache_dir must be a path or None, got {self.cache_dir!r}")
+            object.__setattr__(self, "cache_dir", os.fspath(self.cache_dir))
         if not (self.preset in ("auto", "paper") or isinstance(self.preset, Weights)):
             raise ConfigError(f"preset must be 'auto', 'paper' or Weights, got {self.preset!r}")
         for name in (
@@ -270,6 +283,9 @@ class Config:
         }
         if rules is not None:
             options["rules"] = rules
+        options["cache"] = self.cache
+        if self.cache_dir is not None:
+            options["cache_dir"] = self.cache_dir
         return options
 
     def to_dict(self) -> Dict[str, Any]:

@@ -6,6 +6,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import os
 import sys
 from pathlib import Path
 
@@ -18,6 +19,10 @@ pytest.importorskip(
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
 import deepdiscovery  # noqa: E402
+
+# The server process gets the MCP SDK's minimal environment: pass it the tests'
+# scratch cache directory (conftest.py), never the user's cache.
+CACHE_ENV = {"DEEPDISCOVERY_CACHE_DIR": os.environ["DEEPDISCOVERY_CACHE_DIR"]}
 
 try:
     import tomllib
@@ -86,7 +91,7 @@ async def client(repo, tmp_path_factory):
     command, args = launch(repo)
     with open(tmp_path_factory.mktemp("log") / "stderr.txt", "w", encoding="utf-8") as errlog:
         # Elsewhere than the repository: --repo alone says which one to serve.
-        server = StdioServerParameters(command=command, args=args, cwd=str(repo.parent))
+        server = StdioServerParameters(command=command, args=args, cwd=str(repo.parent), env=CACHE_ENV)
         async with stdio_client(server, errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()

@@ -1,6 +1,7 @@
 """`deepdiscovery mcp` with the LLM-assisted mode: the server asks an OpenAI-compatible
 stub on 127.0.0.1 (the scripted server of test_adapters) during a discover call."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -13,6 +14,10 @@ pytest.importorskip(
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
 from test_adapters import stub_server  # noqa: E402
+
+# The server process gets the MCP SDK's minimal environment: pass it the tests'
+# scratch cache directory (conftest.py), never the user's cache.
+CACHE_ENV = {"DEEPDISCOVERY_CACHE_DIR": os.environ["DEEPDISCOVERY_CACHE_DIR"]}
 
 REPO = Path(__file__).resolve().parent.parent / "fixtures" / "locate_app"
 TASK = "Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`"
@@ -34,7 +39,7 @@ async def test_the_mcp_server_runs_the_llm_terms(stub, tmp_path):
     command = str(Path(sys.executable).parent / "deepdiscovery")
     args = ["mcp", "--repo", str(REPO), "--llm-base-url", f"{stub.url}/ok/", "--llm-model", "tiny"]
     with open(tmp_path / "stderr.txt", "w", encoding="utf-8") as errlog:
-        server = StdioServerParameters(command=command, args=args)
+        server = StdioServerParameters(command=command, args=args, env=CACHE_ENV)
         async with stdio_client(server, errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()

@@ -2,6 +2,7 @@
 `sampling/createMessage`. The host is the MCP SDK's client with a sampling callback
 that answers as the scripted model of test_adapters, in process and over stdio."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -24,6 +25,10 @@ import deepdiscovery  # noqa: E402
 from deepdiscovery.cli import main  # noqa: E402
 from deepdiscovery.mcp_server import SamplingLLM, build_server  # noqa: E402
 from test_adapters import CONSTRAINT, scripted_answer  # noqa: E402
+
+# The server process gets the MCP SDK's minimal environment: pass it the tests'
+# scratch cache directory (conftest.py), never the user's cache.
+CACHE_ENV = {"DEEPDISCOVERY_CACHE_DIR": os.environ["DEEPDISCOVERY_CACHE_DIR"]}
 
 REPO = Path(__file__).resolve().parent.parent / "fixtures" / "locate_app"
 TASK = "Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`"
@@ -189,7 +194,7 @@ async def test_deepdiscovery_mcp_llm_sampling_over_stdio(tmp_path):
     host = Host()
     args = ["-m", "deepdiscovery", "mcp", "--repo", str(REPO), "--llm", "sampling"]
     with open(tmp_path / "stderr.txt", "w", encoding="utf-8") as errlog:
-        params = StdioServerParameters(command=sys.executable, args=args)
+        params = StdioServerParameters(command=sys.executable, args=args, env=CACHE_ENV)
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write, sampling_callback=host) as session:
                 await session.initialize()

@@ -95,6 +95,24 @@ pub const CODE_LANGUAGES: [Language; 13] = [
 type Slot = OnceLock<std::result::Result<Grammar, String>>;
 static SLOTS: [Slot; 13] = [const { OnceLock::new() }; 13];
 
+/// The ABI version, symbol and field counts of every grammar, without compiling its
+/// query: part of what the on-disk facts cache is versioned by.
+pub(crate) fn grammar_shapes() -> String {
+    CODE_LANGUAGES
+        .iter()
+        .filter_map(|l| spec(*l))
+        .map(|(language, _, _)| {
+            format!(
+                "{}:{}:{}",
+                language.abi_version(),
+                language.node_kind_count(),
+                language.field_count()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// The grammar of a code language, compiled on first use.
 ///
 /// # Errors

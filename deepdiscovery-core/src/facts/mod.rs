@@ -10,14 +10,15 @@ pub mod config;
 mod grammar;
 mod sites;
 
+pub(crate) use grammar::grammar_shapes;
 pub use grammar::{CODE_LANGUAGES, Grammar, grammar_for};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::artifact::Language;
 
 /// A 1-based, inclusive line span.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Span {
     /// First line (1-based).
     pub start: u32,
@@ -26,7 +27,7 @@ pub struct Span {
 }
 
 /// What a definition defines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum DefKind {
@@ -93,7 +94,7 @@ impl DefKind {
 }
 
 /// One definition in a file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Definition {
     /// What is defined.
     pub kind: DefKind,
@@ -109,7 +110,7 @@ pub struct Definition {
 }
 
 /// One import, include, require or `use` in a file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Import {
     /// The module path, file path or namespace as written (quotes removed):
     /// `payments.gateway`, `./util`, `github.com/a/b/pkg`, `stdio.h`, `crate::x::Y`.
@@ -125,7 +126,7 @@ pub struct Import {
 }
 
 /// How a name is referenced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum RefKind {
@@ -138,7 +139,7 @@ pub enum RefKind {
 }
 
 /// One reference to a name defined elsewhere (or in the same file).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reference {
     /// The referenced name (last segment: `b` for `a.b()`).
     pub name: String,
@@ -149,7 +150,7 @@ pub struct Reference {
 }
 
 /// Whether a supertype is extended or implemented.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum SuperKind {
@@ -160,7 +161,7 @@ pub enum SuperKind {
 }
 
 /// A type in this file that extends or implements another type.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Supertype {
     /// The name of the type declared here (may be empty when the grammar does not say).
     pub child: String,
@@ -173,7 +174,7 @@ pub struct Supertype {
 }
 
 /// What kind of string a [`StringKey`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum KeyKind {
@@ -189,7 +190,7 @@ pub enum KeyKind {
 }
 
 /// A string of interest: a config key, a dotted path or file path value, a placeholder.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StringKey {
     /// The key path or the value.
     pub text: String,
@@ -202,7 +203,7 @@ pub struct StringKey {
 }
 
 /// How an argument value of a call or decoration was written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ArgKind {
@@ -216,7 +217,7 @@ pub enum ArgKind {
 
 /// A decorator, annotation or attribute on a definition (`@app.route("/orders")`,
 /// `@EventListener(OrderPlaced.class)`, `[HttpGet("{id}")]`, `@Injectable()`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decoration {
     /// The decorator's name, last segment: `route` for `@app.route`, `Component`,
     /// `EventListener`.
@@ -242,7 +243,7 @@ pub struct Decoration {
 
 /// A call with at least one string-literal or name argument (`registry.register("csv",
 /// CsvExporter)`, `bus.emit("order:placed", order)`, `path("orders/", views.list)`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallSite {
     /// The called name, last segment (`register` for `admin.site.register`).
     pub callee: String,
@@ -264,7 +265,7 @@ pub struct CallSite {
 }
 
 /// Everything extracted from one artifact.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Facts {
     /// The package, namespace or module the file declares (Java/Kotlin `package`, C#
     /// and PHP `namespace`, Go `package`), when it declares one.

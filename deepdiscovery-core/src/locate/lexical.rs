@@ -387,7 +387,7 @@ impl Query {
 }
 
 /// What the pass kept of one file.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileStats {
     /// Query-term counts per field: `counts[term][field]`.
     pub counts: Vec<[u16; FIELDS]>,
@@ -471,6 +471,61 @@ impl<'q> Scanner<'q> {
         }
     }
 
+    /// [`Scanner::scan_file`] from the file's [`FileIndex`] (its tokens counted
+    /// once, for any query) and its text (for the phrases alone): equal to
+    /// `scan_file(path, text)` when `index` is `FileIndex::of(text)`.
+    pub fn scan_indexed(&self, path: &str, index: &FileIndex, text: &str) -> FileStats {
+        let mut stats = FileStats {
+            counts: vec![[0u16; FIELDS]; self.terms],
+            ..FileStats::default()
+        };
+        let filter = TermFilter::new(self.term_index.keys());
+        let symbol_filter = TermFilter::new(self.symbol_index.keys());
+        count_path(path, &filter, &self.term_index, &mut stats);
+        stats.lengths[Field::Defs as usize] += index.defs_len;
+        stats.lengths[Field::Body as usize] += index.body_len;
+        for (token, defs, body) in &index.tokens {
+            if filter.may_contain(token)
+                && let Some(&t) = self.term_index.get(token.as_str())
+            {
+                // Counting one by one saturates at u16::MAX: the same as the minimum.
+                let c = &mut stats.counts[t as usize];
+                c[Field::Defs as usize] = (*defs).min(u16::MAX as u32) as u16;
+                c[Field::Body as usize] = (*body).min(u16::MAX as u32) as u16;
+            }
+        }
+        let mut defines: HashSet<u32> = HashSet::new();
+        let mut defines_top: HashSet<u32> = HashSet::new();
+        for (name, top) in &index.defs {
+            if let Some(&s) = self.symbol_index.get(name.as_str()) {
+                defines.insert(s);
+                if *top {
+                    defines_top.insert(s);
+                }
+            }
+        }
+        let mut mentions: HashSet<u32> = HashSet::new();
+        let mut words: Vec<u32> = Vec::with_capacity(index.idents.len());
+        for ident in &index.idents {
+            words.push(word_hash(ident));
+            if symbol_filter.may_contain(ident)
+                && let Some(&s) = self.symbol_index.get(ident.as_str())
+            {
+                mentions.insert(s);
+            }
+        }
+        if let Some(matcher) = &self.phrases {
+            stats.phrases = find_phrases(matcher, body_of(text));
+        }
+        stats.defines = sorted(defines);
+        stats.defines_top = sorted(defines_top);
+        stats.mentions = sorted(mentions);
+        words.sort_unstable();
+        words.dedup();
+        stats.words = words.into();
+        stats
+    }
+
     /// What the pass keeps of one file (`text` empty: the path alone).
     pub fn scan_file(&self, path: &str, text: &str) -> FileStats {
         scan_one(
@@ -482,6 +537,126 @@ impl<'q> Scanner<'q> {
             self.phrases.as_ref(),
         )
     }
+}
+
+/// The query-independent part of a file's lexical statistics: every token of its
+/// definition lines and body with its counts, the names it defines, the identifiers it
+/// writes. Built once per content and kept in the on-disk cache; a query's
+/// [`FileStats`] then come from it without tokenizing the file again
+/// ([`Scanner::scan_indexed`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileIndex {
+    /// Tokens in the definitions field.
+    pub defs_len: u32,
+    /// Tokens in the body field.
+    pub body_len: u32,
+    /// Every token (normalized as the query's terms are), sorted, with its count in
+    /// the definitions and in the body.
+    pub tokens: Vec<(String, u32, u32)>,
+    /// The names written on definition-like lines, sorted, each with whether one of
+    /// those lines starts at column zero.
+    pub defs: Vec<(String, bool)>,
+    /// Every identifier written, sorted and deduplicated.
+    pub idents: Vec<String>,
+}
+
+impl FileIndex {
+    /// The index of a file's text (its first [`MAX_BODY_BYTES`], as the pass reads).
+    pub fn of(text: &str) -> FileIndex {
+        let body = body_of(text);
+        let mut index = FileIndex::default();
+        let mut tokens: WordMap<String, (u32, u32)> = WordMap::default();
+        let mut defs: HashMap<&str, bool> = HashMap::new();
+        let mut idents: HashSet<&str> = HashSet::new();
+        let mut buf = String::new();
+        for line in body.lines() {
+            if let Some(def) = defined_name(line) {
+                tokenize_with(def, &mut buf, |t| {
+                    index.defs_len += 1;
+                    match tokens.get_mut(t) {
+                        Some(c) => c.0 += 1,
+                        None => {
+                            tokens.insert(t.to_string(), (1, 0));
+                        }
+                    }
+                });
+                *defs.entry(def).or_default() |= !line.starts_with([' ', '\t']);
+            }
+            idents.extend(identifiers(line));
+            tokenize_with(line, &mut buf, |t| {
+                index.body_len += 1;
+                match tokens.get_mut(t) {
+                    Some(c) => c.1 += 1,
+                    None => {
+                        tokens.insert(t.to_string(), (0, 1));
+                    }
+                }
+            });
+        }
+        index.tokens = tokens.into_iter().map(|(t, (d, b))| (t, d, b)).collect();
+        index.tokens.sort_unstable();
+        index.defs = defs
+            .into_iter()
+            .map(|(d, top)| (d.to_string(), top))
+            .collect();
+        index.defs.sort_unstable();
+        index.idents = idents.into_iter().map(str::to_string).collect();
+        index.idents.sort_unstable();
+        index
+    }
+}
+
+/// The part of a file's text the pass reads: its first [`MAX_BODY_BYTES`], cut at a
+/// character boundary.
+fn body_of(text: &str) -> &str {
+    if text.len() <= MAX_BODY_BYTES {
+        return text;
+    }
+    let mut cut = MAX_BODY_BYTES;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    &text[..cut]
+}
+
+/// Counts the tokens of the file name (without extension) and of its directories.
+fn count_path(
+    path: &str,
+    filter: &TermFilter,
+    term_index: &WordMap<&str, u32>,
+    stats: &mut FileStats,
+) {
+    let mut buf = String::new();
+    let (dir, name) = match path.rfind('/') {
+        Some(i) => (&path[..i], &path[i + 1..]),
+        None => ("", path),
+    };
+    let stem = name.split('.').next().unwrap_or(name);
+    for (field, text) in [(Field::Name, stem), (Field::Dir, dir)] {
+        tokenize_with(text, &mut buf, |t| {
+            stats.lengths[field as usize] += 1;
+            if filter.may_contain(t)
+                && let Some(&i) = term_index.get(t)
+            {
+                let c = &mut stats.counts[i as usize][field as usize];
+                *c = c.saturating_add(1);
+            }
+        });
+    }
+}
+
+fn find_phrases(matcher: &AhoCorasick, body: &str) -> Vec<u32> {
+    let found: HashSet<u32> = matcher
+        .find_overlapping_iter(body)
+        .map(|m| m.pattern().as_u32())
+        .collect();
+    sorted(found)
+}
+
+fn sorted(set: HashSet<u32>) -> Vec<u32> {
+    let mut out: Vec<u32> = set.into_iter().collect();
+    out.sort_unstable();
+    out
 }
 
 /// The view over all files from their per-file stats (document frequencies and
@@ -736,6 +911,62 @@ mod tests {
             .collect();
         let paths: Vec<&str> = files.iter().map(|(p, _)| *p).collect();
         scan(query, &paths, &|p| map.get(p).cloned())
+    }
+
+    /// The index path gives exactly the direct pass's statistics, on every fixture
+    /// file and on edge cases (counts past u16::MAX, indented and top-level
+    /// definitions, a body past the size cut, non-ASCII text).
+    #[test]
+    fn scanning_the_index_equals_scanning_the_text() {
+        fn files(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    files(&path, out);
+                } else if let Ok(bytes) = std::fs::read(&path) {
+                    let text = String::from_utf8_lossy(&bytes).into_owned();
+                    out.push((path.display().to_string(), text));
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+        let mut all = Vec::new();
+        files(&root, &mut all);
+        all.push(("big/many.py".into(), "convert ".repeat(70_000)));
+        all.push((
+            "edge/defs.py".into(),
+            "def convert_currency():\n    def convert_currency():\n  class Rate:\nclass Rate:\n\
+             é ünïcode convert_currency(x) Rate\n"
+                .into(),
+        ));
+        let mut long = "def head():\n".to_string();
+        while long.len() <= MAX_BODY_BYTES {
+            long.push_str("x = héad(convert) # é\n");
+        }
+        long.push_str("def tail_only():\n");
+        all.push(("edge/long.py".into(), long));
+        let queries = [
+            Query::new(
+                "Pricing crashes: CurrencyMismatchError in convert_currency of Rate convert",
+                vec!["convert_currency".into(), "Rate".into(), "head".into()],
+                vec!["cannot convert".into(), "def convert".into(), "héad".into()],
+            ),
+            Query::new("user settings yaml config", Vec::new(), Vec::new()),
+            Query::new("tail_only many", vec!["tail_only".into()], Vec::new()),
+        ];
+        for query in &queries {
+            let scanner = Scanner::new(query);
+            for (path, text) in &all {
+                let direct = scanner.scan_file(path, text);
+                let index = FileIndex::of(text);
+                let indexed = scanner.scan_indexed(path, &index, text);
+                assert_eq!(indexed, direct, "{path}");
+                // As the on-disk cache keeps it.
+                let json = serde_json::to_vec(&index).unwrap();
+                let read: FileIndex = serde_json::from_slice(&json).unwrap();
+                assert_eq!(read, index, "{path}");
+            }
+        }
     }
 
     fn toks(text: &str) -> Vec<String> {

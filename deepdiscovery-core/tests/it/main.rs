@@ -5,6 +5,7 @@ mod support;
 mod config_facts;
 mod discover;
 mod discover_implicit;
+mod disk_cache;
 mod freshness;
 mod grammars;
 mod history;

@@ -208,3 +208,28 @@ fn bad_session_config() {
     let plain = Handle::open(root, Some(r#"{"builtin_rules": false}"#)).unwrap();
     assert!(plain.discover(TASK, None).is_ok());
 }
+
+#[test]
+fn the_disk_cache_through_the_config() {
+    let root = fixture("locate_app");
+    let root = root.to_str().unwrap();
+    let dir = std::env::temp_dir().join(format!("dd-ffi-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let untimed = |json: String| {
+        let mut value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        value["budget"]["stages"] = serde_json::Value::Null;
+        value
+    };
+    let off = Handle::open(root, Some(r#"{"cache": false}"#)).unwrap();
+    let expected = untimed(off.discover(TASK, None).unwrap());
+    let config = serde_json::json!({ "cache_dir": dir }).to_string();
+    for _ in 0..2 {
+        let on = Handle::open(root, Some(&config)).unwrap();
+        assert_eq!(untimed(on.discover(TASK, None).unwrap()), expected);
+    }
+    assert!(dir.join("facts-v1").is_dir());
+    let _ = std::fs::remove_dir_all(&dir);
+    let (status, message) = status_of(Handle::open(root, Some(r#"{"cache": "yes"}"#)));
+    assert_eq!(status, DdStatus::InvalidConfig);
+    assert!(message.contains("config.cache"), "{message}");
+}

@@ -40,6 +40,8 @@ use query::*;
 
 /// The session's name for the lexical pass's per-file results.
 const LEXICAL_PASS: &str = "lexical";
+/// The on-disk cache's kind of the lexical index of a file.
+const LEXICAL_INDEX: &str = "lexical-index";
 /// How many of the best lexical candidates get full tree-sitter facts.
 const MIN_CANDIDATES: usize = 64;
 /// s_sum scope given to a module the language model named.
@@ -547,8 +549,17 @@ fn lexical_pass(
     paths: &[&str],
     config: &LocateConfig,
 ) -> (Vec<Arc<lexical::FileStats>>, usize) {
+    // With an on-disk cache, the file's query-independent index comes from it (no
+    // tokenizing), and the query's statistics from the index: the same statistics.
     let scan = |path: &str, bytes: &[u8]| {
-        Arc::new(scanner.scan_file(path, &String::from_utf8_lossy(bytes)))
+        let text = String::from_utf8_lossy(bytes);
+        Arc::new(if session.disk_cache().is_some() {
+            let index =
+                session.through_disk(LEXICAL_INDEX, bytes, || lexical::FileIndex::of(&text));
+            scanner.scan_indexed(path, &index, &text)
+        } else {
+            scanner.scan_file(path, &text)
+        })
     };
     let limit = config.budget.max_files;
     if paths.len() <= limit {
