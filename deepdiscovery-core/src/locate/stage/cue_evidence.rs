@@ -171,3 +171,55 @@ pub(super) fn symbol_rarity(cue: &Cue, query: &Query, view: &LexicalView) -> f32
         .max(1) as f32;
     ((n / users).ln() / n.ln()).clamp(0.1, 1.0)
 }
+
+/// A package a cue names: its folder, the cue's strength and text.
+pub(super) type PackageCue<'r> = (&'r str, f32, String);
+
+/// The evidence of the resolved cues, per file (indexed like the artifacts), and the
+/// packages they name with the strength to spread to their modules. A symbol the task
+/// names is strong evidence where it is defined, weak where it is only used.
+pub(super) fn cue_signals<'r>(
+    resolved: &'r [ResolvedCue],
+    query: &Query,
+    view: &LexicalView,
+    by_path: &HashMap<&str, usize>,
+    n: usize,
+) -> (Vec<Vec<Signal>>, Vec<PackageCue<'r>>) {
+    let mut evidence: Vec<Vec<Signal>> = vec![Vec::new(); n];
+    let mut package_modules: Vec<(&str, f32, String)> = Vec::new();
+    for r in resolved {
+        let definers = defining_files(&r.cue, query, view, &r.files, by_path);
+        let rarity = symbol_rarity(&r.cue, query, view);
+        for f in &r.files {
+            let Some(&i) = by_path.get(f.as_str()) else {
+                continue;
+            };
+            // A symbol the task names is strong evidence where it is defined, weak
+            // where it is only used.
+            let (strength, channel, what) = if definers.is_empty() {
+                (
+                    r.cue.weight / (r.files.len() as f32).sqrt(),
+                    cue_channel(&r.cue),
+                    describe_cue(&r.cue),
+                )
+            } else if definers.contains(&i) {
+                (
+                    r.cue.weight.max(DEFINED_SYMBOL) * rarity / (definers.len() as f32).sqrt(),
+                    Channel::Defines,
+                    format!("defines {}", describe_cue(&r.cue)),
+                )
+            } else {
+                (
+                    0.5 * r.cue.weight * rarity / (r.files.len() as f32).sqrt(),
+                    Channel::Uses,
+                    format!("uses {}", describe_cue(&r.cue)),
+                )
+            };
+            if names_package(&r.cue, f) {
+                package_modules.push((parent_dir(f), strength, r.cue.text.clone()));
+            }
+            evidence[i].push(Signal::new(channel, strength, what));
+        }
+    }
+    (evidence, package_modules)
+}

@@ -154,42 +154,7 @@ pub(crate) fn run(
         .enumerate()
         .map(|(i, a)| (a.path.as_str(), i))
         .collect();
-    let mut evidence: Vec<Vec<Signal>> = vec![Vec::new(); n];
-    let mut package_modules: Vec<(&str, f32, String)> = Vec::new();
-    for r in &resolved {
-        let definers = defining_files(&r.cue, &query, &view, &r.files, &by_path);
-        let rarity = symbol_rarity(&r.cue, &query, &view);
-        for f in &r.files {
-            let Some(&i) = by_path.get(f.as_str()) else {
-                continue;
-            };
-            // A symbol the task names is strong evidence where it is defined, weak
-            // where it is only used.
-            let (strength, channel, what) = if definers.is_empty() {
-                (
-                    r.cue.weight / (r.files.len() as f32).sqrt(),
-                    cue_channel(&r.cue),
-                    describe_cue(&r.cue),
-                )
-            } else if definers.contains(&i) {
-                (
-                    r.cue.weight.max(DEFINED_SYMBOL) * rarity / (definers.len() as f32).sqrt(),
-                    Channel::Defines,
-                    format!("defines {}", describe_cue(&r.cue)),
-                )
-            } else {
-                (
-                    0.5 * r.cue.weight * rarity / (r.files.len() as f32).sqrt(),
-                    Channel::Uses,
-                    format!("uses {}", describe_cue(&r.cue)),
-                )
-            };
-            if names_package(&r.cue, f) {
-                package_modules.push((parent_dir(f), strength, r.cue.text.clone()));
-            }
-            evidence[i].push(Signal::new(channel, strength, what));
-        }
-    }
+    let (mut evidence, package_modules) = cue_signals(&resolved, &query, &view, &by_path, n);
     // A package the task names (`sphinx.ext.napoleon`) is its modules as much as its
     // `__init__.py`: they share the evidence.
     spread_to_modules(&artifacts, &package_modules, &mut evidence);
@@ -211,31 +176,9 @@ pub(crate) fn run(
             prior: task_type::blended_prior(task_type, artifacts[i].role),
         })
         .collect();
-    // Files whose words say nothing of the task (below): Eq. 6 scores them without
-    // their words, and the learned scorer, which reads words in many ways, not at all.
-    let mut wordless = vec![false; n];
-    // The task was written from the issue templates, not about them.
-    for (i, a) in artifacts.iter().enumerate() {
-        if template::is_issue_template(&a.path) {
-            wordless[i] = true;
-            terms[i] = Terms {
-                sem: 0.0,
-                sum: 0.0,
-                rule: 0.0,
-                ..terms[i]
-            };
-        }
-    }
-    // Nor about the copies kept per released version: they keep their prior and
-    // any cue that names them, not the words they share with the current file.
-    for i in archive::archived_copies(&paths) {
-        wordless[i] = true;
-        terms[i] = Terms {
-            sem: 0.0,
-            sum: 0.0,
-            ..terms[i]
-        };
-    }
+    // Files whose words say nothing of the task: Eq. 6 scores them without their
+    // words, and the learned scorer, which reads words in many ways, not at all.
+    let wordless = silence_wordless(&artifacts, &paths, &mut terms);
     let mut scores: Vec<f32> = terms
         .iter()
         .map(|t| score::combine(&weights, t, &config.ablation))
@@ -408,46 +351,20 @@ pub(crate) fn run(
             .collect(),
     };
 
-    let mut ranked: Vec<ScoredFile> = (0..n)
-        .filter(|&i| scores[i] > 0.0)
-        .map(|i| {
-            let mut signals: Vec<Signal> = evidence[i].clone();
-            signals.sort_by(|a, b| b.strength.total_cmp(&a.strength).then(a.what.cmp(&b.what)));
-            signals.dedup_by(|a, b| a.what == b.what);
-            let mut shown: Vec<String> = learned.remove(&i).into_iter().collect();
-            shown.extend(signals.into_iter().take(5).map(|s| s.what));
-            if !sem_terms[i].is_empty() {
-                let words: Vec<&str> = sem_terms[i]
-                    .iter()
-                    .map(|(t, _)| query.terms[*t].0.as_str())
-                    .collect();
-                shown.push(format!("lexical match: {}", words.join(", ")));
-            }
-            ScoredFile {
-                path: artifacts[i].path.clone(),
-                score: scores[i],
-                role: artifacts[i].role,
-                terms: terms[i],
-                signals: shown,
-            }
-        })
-        .collect();
+    let mut ranked = scored_files(
+        &artifacts, &scores, &terms, &evidence, &sem_terms, &query, learned,
+    );
     ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
     let known: BTreeMap<&str, std::sync::Arc<crate::facts::Facts>> = facts
         .iter()
         .map(|(p, f)| (p.as_str(), std::sync::Arc::clone(f)))
         .collect();
     let view = view::build(&artifacts, &scores, &known, config.budget.location_tokens());
-    let index: HashMap<&str, usize> = artifacts
-        .iter()
-        .enumerate()
-        .map(|(i, a)| (a.path.as_str(), i))
-        .collect();
     let matched: HashMap<String, Vec<(usize, f32)>> = ranked
         .iter()
         .take(super::MATCHED_FILES)
         .filter_map(|r| {
-            let i = *index.get(r.path.as_str())?;
+            let i = *by_path.get(r.path.as_str())?;
             Some((r.path.clone(), sem_terms[i].clone()))
         })
         .collect();
@@ -479,6 +396,75 @@ pub(crate) fn run(
             millis: start.elapsed().as_secs_f64() * 1e3,
         },
     })
+}
+
+/// Marks the files whose words say nothing of the task and takes their words out of
+/// their terms: issue templates (the task was written from them, not about them) and
+/// the copies kept per released version (they keep their prior and any cue that names
+/// them, not the words they share with the current file).
+fn silence_wordless(artifacts: &[ArtifactInfo], paths: &[&str], terms: &mut [Terms]) -> Vec<bool> {
+    let mut wordless = vec![false; artifacts.len()];
+    // The task was written from the issue templates, not about them.
+    for (i, a) in artifacts.iter().enumerate() {
+        if template::is_issue_template(&a.path) {
+            wordless[i] = true;
+            terms[i] = Terms {
+                sem: 0.0,
+                sum: 0.0,
+                rule: 0.0,
+                ..terms[i]
+            };
+        }
+    }
+    // Nor about the copies kept per released version: they keep their prior and
+    // any cue that names them, not the words they share with the current file.
+    for i in archive::archived_copies(paths) {
+        wordless[i] = true;
+        terms[i] = Terms {
+            sem: 0.0,
+            sum: 0.0,
+            ..terms[i]
+        };
+    }
+    wordless
+}
+
+/// The files with a positive score, each with its strongest signals (the learned
+/// scorer's explanation first, then up to five, then the task's words it matches).
+fn scored_files(
+    artifacts: &[ArtifactInfo],
+    scores: &[f32],
+    terms: &[Terms],
+    evidence: &[Vec<Signal>],
+    sem_terms: &[Vec<(usize, f32)>],
+    query: &Query,
+    mut learned: HashMap<usize, String>,
+) -> Vec<ScoredFile> {
+    let n = artifacts.len();
+    (0..n)
+        .filter(|&i| scores[i] > 0.0)
+        .map(|i| {
+            let mut signals: Vec<Signal> = evidence[i].clone();
+            signals.sort_by(|a, b| b.strength.total_cmp(&a.strength).then(a.what.cmp(&b.what)));
+            signals.dedup_by(|a, b| a.what == b.what);
+            let mut shown: Vec<String> = learned.remove(&i).into_iter().collect();
+            shown.extend(signals.into_iter().take(5).map(|s| s.what));
+            if !sem_terms[i].is_empty() {
+                let words: Vec<&str> = sem_terms[i]
+                    .iter()
+                    .map(|(t, _)| query.terms[*t].0.as_str())
+                    .collect();
+                shown.push(format!("lexical match: {}", words.join(", ")));
+            }
+            ScoredFile {
+                path: artifacts[i].path.clone(),
+                score: scores[i],
+                role: artifacts[i].role,
+                terms: terms[i],
+                signals: shown,
+            }
+        })
+        .collect()
 }
 
 /// How many features an explanation of a learned score names.
