@@ -24,6 +24,7 @@ use crate::artifact::Role;
 use crate::graph::{Relation, RelationFamily, RepoGraph};
 use crate::locate::features::FeatureTable;
 use crate::locate::{Location, Scorer};
+use crate::resolve::{file_name, parent_dir};
 use crate::source::History;
 use crate::trees::Trees;
 
@@ -149,16 +150,7 @@ pub(super) fn candidates(inputs: &Inputs) -> Vec<Candidate> {
     if location.scorer != Scorer::Learned || inputs.context.is_empty() {
         return Vec::new();
     }
-    let Some(ranker) = crate::locate::ranker::builtin() else {
-        return Vec::new();
-    };
-    let probability: HashMap<&str, f32> = location
-        .features
-        .rows
-        .iter()
-        .map(|(path, row)| (path.as_str(), ranker.score(row).0))
-        .collect();
-    let prob = |path: &str| probability.get(path).copied().unwrap_or(0.0);
+    let prob = |path: &str| location.probability.get(path).copied().unwrap_or(0.0);
     let mut by_rank: Vec<f32> = location.ranked.iter().map(|r| prob(&r.path)).collect();
     by_rank.sort_by(|a, b| b.total_cmp(a));
     let top_prob = by_rank.first().copied().unwrap_or(0.0);
@@ -176,7 +168,7 @@ pub(super) fn candidates(inputs: &Inputs) -> Vec<Candidate> {
     let anchor_dirs = location
         .anchors
         .iter()
-        .map(|a| parent(&a.path))
+        .map(|a| parent_dir(&a.path))
         .collect::<HashSet<_>>()
         .len() as f32;
     let coupled = inputs
@@ -187,7 +179,7 @@ pub(super) fn candidates(inputs: &Inputs) -> Vec<Candidate> {
     let in_context: HashSet<&str> = inputs.context.iter().map(String::as_str).collect();
     let mut per_dir: HashMap<&str, usize> = HashMap::new();
     for path in inputs.context {
-        *per_dir.entry(parent(path)).or_default() += 1;
+        *per_dir.entry(parent_dir(path)).or_default() += 1;
     }
     let stems: HashSet<&str> = inputs.context.iter().map(|p| stem(p)).collect();
     // The task's terms the context matches, and those only other candidates match.
@@ -254,9 +246,9 @@ pub(super) fn candidates(inputs: &Inputs) -> Vec<Candidate> {
             history_commits.ln_1p(),
             links.min(MAX_COUNT as usize) as f32,
             flag(to_top),
-            flag(parent(path) == parent(top)),
+            flag(parent_dir(path) == parent_dir(top)),
             shared_dirs(path, top),
-            (per_dir.get(parent(path)).copied().unwrap_or(0) as f32).min(MAX_COUNT),
+            (per_dir.get(parent_dir(path)).copied().unwrap_or(0) as f32).min(MAX_COUNT),
             flag(extension(path) == extension(top)),
             flag(stems.contains(stem(path))),
             flag(role == Role::Source),
@@ -444,27 +436,28 @@ fn flag(b: bool) -> f32 {
     if b { 1.0 } else { 0.0 }
 }
 
-/// The folder of a path ("" at the root).
-fn parent(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(d, _)| d)
-}
-
 /// The file name without folders and without every extension.
 fn stem(path: &str) -> &str {
-    let name = path.rsplit_once('/').map_or(path, |(_, n)| n);
+    let name = file_name(path);
     name.split('.').next().unwrap_or(name)
 }
 
 /// The last extension, lower-case comparisons aside ("" when none).
 fn extension(path: &str) -> &str {
-    let name = path.rsplit_once('/').map_or(path, |(_, n)| n);
+    let name = file_name(path);
     name.rsplit_once('.').map_or("", |(_, e)| e)
 }
 
 /// The share of `top`'s folders that `path` shares from the root, in [0, 1].
 fn shared_dirs(path: &str, top: &str) -> f32 {
-    let a: Vec<&str> = parent(path).split('/').filter(|s| !s.is_empty()).collect();
-    let b: Vec<&str> = parent(top).split('/').filter(|s| !s.is_empty()).collect();
+    let a: Vec<&str> = parent_dir(path)
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .collect();
+    let b: Vec<&str> = parent_dir(top)
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .collect();
     if b.is_empty() {
         return flag(a.is_empty());
     }
@@ -478,8 +471,8 @@ mod tests {
 
     #[test]
     fn path_helpers() {
-        assert_eq!(parent("a/b/c.py"), "a/b");
-        assert_eq!(parent("c.py"), "");
+        assert_eq!(parent_dir("a/b/c.py"), "a/b");
+        assert_eq!(parent_dir("c.py"), "");
         assert_eq!(stem("a/b/index.d.ts"), "index");
         assert_eq!(extension("a/b/index.d.ts"), "ts");
         assert_eq!(extension("Makefile"), "");

@@ -14,7 +14,7 @@ mod evidence;
 pub mod features;
 pub mod history;
 pub(crate) mod lexical;
-pub(crate) mod ranker;
+mod ranker;
 mod report;
 mod score;
 mod stage;
@@ -223,6 +223,10 @@ pub struct Location {
     /// leaves unexplained.
     #[serde(skip)]
     pub(crate) matched: HashMap<String, Vec<(usize, f32)>>,
+    /// The learned scorer's probability of each candidate it read (empty under
+    /// Eq. 6): what the change-set completion reads.
+    #[serde(skip)]
+    pub(crate) probability: HashMap<String, f32>,
     /// How many terms the task's query has.
     #[serde(skip)]
     pub(crate) query_terms: usize,

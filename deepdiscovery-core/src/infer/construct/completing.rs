@@ -12,13 +12,7 @@ pub(super) fn complete_learned(
     graph: &RepoGraph,
     normalized: &HashMap<String, f32>,
 ) {
-    let step = ordered.iter().map(|(s, _)| s.step).max().unwrap_or(0);
-    for (k, (c, p)) in chosen.into_iter().enumerate() {
-        let cluster = ordered
-            .iter()
-            .find(|(s, _)| s.path == c.from)
-            .map_or(0, |(s, _)| s.cluster);
-        let location = normalized.get(&c.path).copied().unwrap_or(0.0);
+    let links = chosen.into_iter().map(|(c, p)| {
         let via = match c.linked {
             Some((_, relation, leaves)) => Via::Edge {
                 relation,
@@ -30,30 +24,16 @@ pub(super) fn complete_learned(
             },
             None => Via::LocalSearch,
         };
+        let rationale = completion::rationale(&c, p);
         let link = Link {
-            from: c.from.clone(),
+            from: c.from,
             via,
             confidence: p,
-            rationale: completion::rationale(&c, p),
+            rationale,
         };
-        let score = 1.0 - (1.0 - location) * (1.0 - p);
-        ordered.push((
-            Selected {
-                role: graph.node(&c.path).map_or(Role::Other, |n| n.role),
-                path: c.path,
-                location,
-                weight: p,
-                anchor: false,
-                step: step + 1 + k,
-                reached: Some(link.clone()),
-                support: vec![link],
-                priority: None,
-                cluster,
-            },
-            score,
-        ));
-    }
-    ordered.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.path.cmp(&b.0.path)));
+        (c.path, link)
+    });
+    add_completions(ordered, links, graph, normalized);
 }
 
 /// Adds the files the project's history says change with the context (see
@@ -75,13 +55,7 @@ pub(super) fn complete_change_set(
         &|p| present.contains(p),
         &|p| graph.node(p).map(|n| n.role),
     );
-    let step = ordered.iter().map(|(s, _)| s.step).max().unwrap_or(0);
-    for (k, c) in completions.into_iter().enumerate() {
-        let cluster = ordered
-            .iter()
-            .find(|(s, _)| s.path == c.from)
-            .map_or(0, |(s, _)| s.cluster);
-        let location = normalized.get(&c.path).copied().unwrap_or(0.0);
+    let links = completions.into_iter().map(|c| {
         let link = Link {
             from: c.from,
             via: Via::Edge {
@@ -91,13 +65,35 @@ pub(super) fn complete_change_set(
             confidence: c.strength,
             rationale: c.rationale,
         };
-        let score = 1.0 - (1.0 - location) * (1.0 - c.strength);
+        (c.path, link)
+    });
+    add_completions(ordered, links, graph, normalized);
+}
+
+/// Adds each `(path, link)` to the context after its last step, in the cluster of the
+/// file the link comes from, weighted by the link's confidence and scored by the
+/// noisy-or of its own Location score and that confidence; then re-sorts the context.
+fn add_completions(
+    ordered: &mut Vec<Scored>,
+    links: impl Iterator<Item = (String, Link)>,
+    graph: &RepoGraph,
+    normalized: &HashMap<String, f32>,
+) {
+    let step = ordered.iter().map(|(s, _)| s.step).max().unwrap_or(0);
+    for (k, (path, link)) in links.enumerate() {
+        let cluster = ordered
+            .iter()
+            .find(|(s, _)| s.path == link.from)
+            .map_or(0, |(s, _)| s.cluster);
+        let location = normalized.get(&path).copied().unwrap_or(0.0);
+        let strength = link.confidence;
+        let score = 1.0 - (1.0 - location) * (1.0 - strength);
         ordered.push((
             Selected {
-                role: graph.node(&c.path).map_or(Role::Other, |n| n.role),
-                path: c.path,
+                role: graph.node(&path).map_or(Role::Other, |n| n.role),
+                path,
                 location,
-                weight: c.strength,
+                weight: strength,
                 anchor: false,
                 step: step + 1 + k,
                 reached: Some(link.clone()),

@@ -339,10 +339,10 @@ pub(crate) fn run(
         Preset::Auto if !ablated => ranker::builtin(),
         _ => None,
     };
-    let mut learned: HashMap<usize, String> = HashMap::new();
-    if let Some(ranker) = ranker {
-        learned = rerank(ranker, &order, &rows, &mut scores);
-    }
+    let (learned, probability) = match ranker {
+        Some(ranker) => rerank(ranker, &order, &rows, &mut scores),
+        None => Default::default(),
+    };
     let table = FeatureTable {
         rows: order
             .iter()
@@ -389,6 +389,10 @@ pub(crate) fn run(
         features: table,
         words: Arc::new(words),
         matched,
+        probability: probability
+            .into_iter()
+            .map(|(i, p)| (artifacts[i].path.clone(), p))
+            .collect(),
         query_terms: query.terms.len(),
         cost: LocateCost {
             files_read: n - by_path_alone,
@@ -483,7 +487,7 @@ fn rerank(
     order: &[usize],
     rows: &[Vec<f32>],
     scores: &mut [f32],
-) -> HashMap<usize, String> {
+) -> (HashMap<usize, String>, HashMap<usize, f32>) {
     let mut eq6: Vec<f32> = order.iter().map(|&i| scores[i]).collect();
     let mut learned: Vec<(usize, f32)> = Vec::with_capacity(order.len());
     let mut explained = HashMap::new();
@@ -521,7 +525,7 @@ fn rerank(
         }
         scores[i] = group_score;
     }
-    explained
+    (explained, learned.into_iter().collect())
 }
 
 /// The lexical pass over every file; in a repository of more than
