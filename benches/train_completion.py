@@ -35,7 +35,7 @@ import sys
 
 import numpy as np
 
-from train_ranker import SEED, export_lightgbm, folds
+from train_ranker import SEED, export_lightgbm, feature_runs, folds
 
 THRESHOLDS = (0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3)
 CAPS = (1, 2, 3)
@@ -43,35 +43,23 @@ CAPS = (1, 2, 3)
 
 def load(sets):
     """Tasks: set, id, repo, package paths, gold (existing), rows (paths, x)."""
-    tasks, names = [], None
-    for name, path in sets:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                t = json.loads(line)
-                if t.get("status") != "ok" or "features" not in t:
-                    continue
-                new = set(t.get("gold_new_files") or [])
-                gold = [g for g in t["gold_files"] if g not in new]
-                if not gold:
-                    continue
-                if names is None:
-                    names = t["feature_names"]
-                elif names != t["feature_names"]:
-                    sys.exit(f"{path}: feature names differ from the first set's")
-                rows = t["features"]
-                tasks.append(
-                    {
-                        "set": name,
-                        "id": t["id"],
-                        "repo": t["repo"],
-                        "package": [s["path"] for s in t["selected"]],
-                        "gold": gold,
-                        "paths": [r[0] for r in rows],
-                        "x": np.array([r[1] for r in rows], dtype=np.float32)
-                        .reshape(-1, len(names))
-                        .astype(np.float64),
-                    }
-                )
+    tasks = []
+    runs, names = feature_runs(sets)
+    for name, t, gold in runs:
+        rows = t["features"]
+        tasks.append(
+            {
+                "set": name,
+                "id": t["id"],
+                "repo": t["repo"],
+                "package": [s["path"] for s in t["selected"]],
+                "gold": gold,
+                "paths": [r[0] for r in rows],
+                "x": np.array([r[1] for r in rows], dtype=np.float32)
+                .reshape(-1, len(names))
+                .astype(np.float64),
+            }
+        )
     tasks.sort(key=lambda t: (t["set"], t["id"]))
     return tasks, names
 

@@ -38,10 +38,11 @@ SEED = 20261204
 KS = (1, 5, 10)
 
 
-def load(sets):
-    """Tasks as dicts: set, id, repo, names, rows (path, x), gold, ranks."""
-    tasks = []
-    names = None
+def feature_runs(sets):
+    """The runs of `eval_tasks --json ... --features` with feature rows and at least one
+    existing gold file, as (set name, run, gold files that exist at the base commit),
+    and the feature names, which every set must share."""
+    runs, names = [], None
     for name, path in sets:
         with open(path, encoding="utf-8") as f:
             for line in f:
@@ -56,23 +57,32 @@ def load(sets):
                     names = t["feature_names"]
                 elif names != t["feature_names"]:
                     sys.exit(f"{path}: feature names differ from the first set's")
-                # The rank of each gold file in the full hand-weighted ranking (1-based,
-                # None when unranked): a gold file outside the candidates keeps it.
-                full = dict(zip(t["gold_files"], t["ranks"]))
-                tasks.append(
-                    {
-                        "set": name,
-                        "id": t["id"],
-                        "repo": t["repo"],
-                        "paths": [r[0] for r in t["features"]],
-                        # As the Rust scorer sees them: f32, widened for the comparisons.
-                        "x": np.array([r[1] for r in t["features"]], dtype=np.float32).astype(
-                            np.float64
-                        ),
-                        "gold": gold,
-                        "full_rank": {g: full.get(g) for g in gold},
-                    }
-                )
+                runs.append((name, t, gold))
+    return runs, names
+
+
+def load(sets):
+    """Tasks as dicts: set, id, repo, names, rows (path, x), gold, ranks."""
+    tasks = []
+    runs, names = feature_runs(sets)
+    for name, t, gold in runs:
+        # The rank of each gold file in the full hand-weighted ranking (1-based,
+        # None when unranked): a gold file outside the candidates keeps it.
+        full = dict(zip(t["gold_files"], t["ranks"]))
+        tasks.append(
+            {
+                "set": name,
+                "id": t["id"],
+                "repo": t["repo"],
+                "paths": [r[0] for r in t["features"]],
+                # As the Rust scorer sees them: f32, widened for the comparisons.
+                "x": np.array([r[1] for r in t["features"]], dtype=np.float32).astype(
+                    np.float64
+                ),
+                "gold": gold,
+                "full_rank": {g: full.get(g) for g in gold},
+            }
+        )
     tasks.sort(key=lambda t: (t["set"], t["id"]))
     return tasks, names
 
