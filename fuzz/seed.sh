@@ -6,7 +6,15 @@ set -eu
 cd "$(dirname "$0")"
 fixtures=../tests/fixtures
 corpus=target/corpus
-mkdir -p "$corpus/config" "$corpus/code_facts" "$corpus/task" "$corpus/rule_specs" "$corpus/options_json" "$corpus/mcp"
+mkdir -p "$corpus/config" "$corpus/code_facts" "$corpus/task" "$corpus/rule_specs" "$corpus/options_json" "$corpus/mcp" \
+    "$corpus/cache_entry" "$corpus/eval_scores"
+# Cache payloads are JSON documents; eval scores a JSON array of task scores.
+printf '{}' > "$corpus/cache_entry/seed-empty"
+printf '{"definitions":[],"references":[],"imports":[]}' > "$corpus/cache_entry/seed-facts"
+printf '{"defs_len":1,"body_len":2,"tokens":[["rate",1,1]],"defs":[["rate",true]],"idents":["rate"]}' \
+    > "$corpus/cache_entry/seed-index"
+printf '[{"gold_ranks":[1,null],"in_anchors":[true,false],"in_set":[true,false],"set_size":3},{"gold_ranks":[]}]' \
+    > "$corpus/eval_scores/seed-1"
 n=0
 seed() { # seed TARGET BYTE FILE
     n=$((n + 1))
@@ -16,7 +24,7 @@ seed() { # seed TARGET BYTE FILE
 find "$fixtures" -type f | sort | while read -r f; do
     case "$f" in
         *.yaml|*.yml) seed config 0 "$f" ;;
-        *.json) seed config 1 "$f" ;;
+        *.json) seed config 1 "$f"; cp "$f" "$corpus/cache_entry/$(echo "$f" | tr '/' '_')" ;;
         *.toml) seed config 2 "$f" ;;
         *.xml) seed config 3 "$f" ;;
         *.properties) seed config 4 "$f" ;;

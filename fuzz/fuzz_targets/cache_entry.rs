@@ -1,0 +1,75 @@
+//! The on-disk cache (`deepdiscovery_core::cache`): entries are files that any process
+//! (or anyone with write access to the cache directory) may have written. The header's
+//! checksum is no signature, so an entry can hold any payload: the fuzz input becomes
+//! the payload of every entry of a small repository's cache, under a well-formed header,
+//! and a second query must still answer (a payload that does not parse is a miss).
+#![no_main]
+
+use std::fs;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use deepdiscovery_core::cache::DiskCache;
+use deepdiscovery_core::{DiscoverConfig, MemorySource, Session, Task};
+use libfuzzer_sys::fuzz_target;
+
+/// Header bytes before the payload; bytes 40..48 hold its length and 48..56 its xxh3.
+const HEADER: usize = 56;
+
+const FILES: [(&str, &str); 3] = [
+    (
+        "shop/pricing.py",
+        "from shop.rates import rate\n\ndef convert_currency(amount, to):\n    return amount * rate(to)\n",
+    ),
+    ("shop/rates.py", "def rate(code):\n    return {'EUR': 1.1}[code]\n"),
+    ("README.md", "# Shop\nConverts currencies.\n"),
+];
+
+fn session(dir: &Path) -> Session {
+    let source = MemorySource::from_files(FILES).expect("fixture");
+    Session::new(source).with_disk_cache(Arc::new(DiskCache::at(dir)))
+}
+
+fn run(dir: &Path) {
+    let task = Task::new("convert_currency fails for GBP").expect("task");
+    let _ = session(dir).discover(&task, &DiscoverConfig::default());
+}
+
+/// A cache directory filled by one query, and its entries' headers.
+fn filled() -> &'static (tempfile::TempDir, Vec<(std::path::PathBuf, Vec<u8>)>) {
+    static CACHE: OnceLock<(tempfile::TempDir, Vec<(std::path::PathBuf, Vec<u8>)>)> =
+        OnceLock::new();
+    CACHE.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        run(dir.path());
+        let mut entries = Vec::new();
+        let mut stack = vec![dir.path().to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in fs::read_dir(&d).expect("read dir").flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if let Ok(bytes) = fs::read(&p)
+                    && bytes.len() >= HEADER
+                {
+                    entries.push((p, bytes[..HEADER].to_vec()));
+                }
+            }
+        }
+        entries.sort();
+        assert!(!entries.is_empty(), "the first query wrote no entry");
+        (dir, entries)
+    })
+}
+
+fuzz_target!(|payload: &[u8]| {
+    let (dir, entries) = filled();
+    for (path, header) in entries {
+        let mut bytes = header.clone();
+        bytes[40..48].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+        bytes[48..56].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(payload).to_le_bytes());
+        bytes.extend_from_slice(payload);
+        fs::write(path, bytes).expect("write entry");
+    }
+    run(dir.path());
+});
