@@ -1,7 +1,8 @@
 //! Stamps the build with what the on-disk facts cache must be versioned by: the
 //! versions of the parsers (every `tree-sitter*`, `toml`, `yaml-rust2` and `roxmltree`
 //! package in the workspace's Cargo.lock) and a hash of the code whose results it
-//! keeps (`src/facts/`, its queries included, and `src/locate/lexical.rs`). A change to either gives new cache keys, so
+//! keeps (`src/facts/`, its queries included, `src/locate/lexical.rs` and
+//! `src/artifact/language.rs`). A change to either gives new cache keys, so
 //! a cache written by another build is never read as this build's.
 //!
 //! No dependencies: a plain FNV-1a, computed once per build.
@@ -20,6 +21,8 @@ fn main() {
     println!("cargo:rerun-if-changed={}", lock.display());
     println!("cargo:rerun-if-changed=src/facts");
     println!("cargo:rerun-if-changed=src/locate/lexical.rs");
+    println!("cargo:rerun-if-changed=src/artifact/language.rs");
+    println!("cargo:rerun-if-changed=src/locate/index_codec.rs");
     println!("cargo:rerun-if-changed=build.rs");
 
     let versions = std::fs::read_to_string(&lock)
@@ -27,9 +30,16 @@ fn main() {
         .unwrap_or_else(|_| "unknown".to_string());
     let mut hash = Fnv::default();
     hash_dir(&manifest.join("src/facts"), &mut hash);
-    // The lexical index kept in the cache is this file's code.
-    if let Ok(bytes) = std::fs::read(manifest.join("src/locate/lexical.rs")) {
-        hash.update(&bytes);
+    // The lexical index kept in the cache is lexical.rs's code; the language stored
+    // with the facts is language.rs's.
+    for file in [
+        "src/locate/lexical.rs",
+        "src/locate/index_codec.rs",
+        "src/artifact/language.rs",
+    ] {
+        if let Ok(bytes) = std::fs::read(manifest.join(file)) {
+            hash.update(&bytes);
+        }
     }
     println!("cargo:rustc-env=DEEPDISCOVERY_PARSER_VERSIONS={versions}");
     println!(

@@ -239,6 +239,50 @@ impl Language {
         })
     }
 
+    /// Every language, in declaration order.
+    pub const ALL: [Language; 35] = [
+        Language::Python,
+        Language::Java,
+        Language::Kotlin,
+        Language::JavaScript,
+        Language::TypeScript,
+        Language::Tsx,
+        Language::Go,
+        Language::Rust,
+        Language::C,
+        Language::Cpp,
+        Language::CSharp,
+        Language::Ruby,
+        Language::Php,
+        Language::Yaml,
+        Language::Json,
+        Language::Toml,
+        Language::Xml,
+        Language::Properties,
+        Language::Ini,
+        Language::Env,
+        Language::Markdown,
+        Language::ReStructuredText,
+        Language::Text,
+        Language::Html,
+        Language::Css,
+        Language::Shell,
+        Language::Sql,
+        Language::Protobuf,
+        Language::GraphQl,
+        Language::Dockerfile,
+        Language::Makefile,
+        Language::CMake,
+        Language::Groovy,
+        Language::Template,
+        Language::Unknown,
+    ];
+
+    /// The language of a [`Language::name`].
+    pub fn from_name(name: &str) -> Option<Language> {
+        Language::ALL.into_iter().find(|l| l.name() == name)
+    }
+
     /// A lower-case name, the same as the serialized form.
     pub fn name(self) -> &'static str {
         match self {
@@ -296,5 +340,32 @@ impl std::fmt::Display for Language {
 impl Serialize for Language {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Language {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        Language::from_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown language {name:?}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_reads_back_as_its_language() {
+        let mut names: Vec<&str> = Language::ALL.iter().map(|l| l.name()).collect();
+        for language in Language::ALL {
+            assert_eq!(Language::from_name(language.name()), Some(language));
+            let json = serde_json::to_string(&language).unwrap();
+            assert_eq!(serde_json::from_str::<Language>(&json).unwrap(), language);
+        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Language::ALL.len(), "names are unique");
+        assert!(serde_json::from_str::<Language>("\"cobol\"").is_err());
     }
 }

@@ -18,6 +18,8 @@ use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
+use super::index_codec::IndexView;
+
 /// A fast hash for the short words of the pass (the FxHash of rustc: one multiply
 /// per 8 bytes). Not DoS-resistant, which the pass does not need: its keys are the
 /// task's terms, looked up with the repository's words.
@@ -215,6 +217,30 @@ pub fn words(text: &str) -> impl Iterator<Item = &str> {
 /// Runs of `[A-Za-z0-9_]` that start with a letter or `_`.
 pub fn identifiers(text: &str) -> impl Iterator<Item = &str> {
     words(text).filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+}
+
+/// The identifiers of `phrase` that any text containing the phrase holds whole, as
+/// [`identifiers`] cuts that text: those with a separator on both sides inside the
+/// phrase (a word at either end may continue in the text around it).
+fn whole_identifiers(phrase: &str) -> Vec<&str> {
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let bytes = phrase.as_bytes();
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        match (is_word(b), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                // `s > 0`: a separator precedes the word inside the phrase.
+                if s > 0 && !bytes[s].is_ascii_digit() {
+                    out.push(&phrase[s..i]);
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Keywords after which a line defines the next identifier.
@@ -445,6 +471,8 @@ pub struct Scanner<'q> {
     term_index: WordMap<&'q str, u32>,
     symbol_index: WordMap<&'q str, u32>,
     phrases: Option<AhoCorasick>,
+    /// Per phrase, the identifiers it holds whole (see [`whole_identifiers`]).
+    phrase_identifiers: Vec<Vec<&'q str>>,
 }
 
 impl<'q> Scanner<'q> {
@@ -468,13 +496,26 @@ impl<'q> Scanner<'q> {
                 .match_kind(MatchKind::Standard)
                 .build(&query.phrases)
                 .ok(),
+            phrase_identifiers: query.phrases.iter().map(|p| whole_identifiers(p)).collect(),
         }
+    }
+
+    /// Whether a file with this index may contain one of the query's phrases: false
+    /// only when each phrase holds an identifier whole that the file never writes
+    /// (an occurrence of the phrase would write it, whole, in the file). Lets a pass
+    /// with a cached index skip reading the file for the phrases.
+    pub fn may_find_phrases(&self, index: &IndexView<'_>) -> bool {
+        self.phrases.is_some()
+            && self
+                .phrase_identifiers
+                .iter()
+                .any(|needed| needed.iter().all(|w| index.idents.binary_search(w).is_ok()))
     }
 
     /// [`Scanner::scan_file`] from the file's [`FileIndex`] (its tokens counted
     /// once, for any query) and its text (for the phrases alone): equal to
     /// `scan_file(path, text)` when `index` is `FileIndex::of(text)`.
-    pub fn scan_indexed(&self, path: &str, index: &FileIndex, text: &str) -> FileStats {
+    pub fn scan_indexed(&self, path: &str, index: &IndexView<'_>, text: &str) -> FileStats {
         let mut stats = FileStats {
             counts: vec![[0u16; FIELDS]; self.terms],
             ..FileStats::default()
@@ -486,7 +527,7 @@ impl<'q> Scanner<'q> {
         stats.lengths[Field::Body as usize] += index.body_len;
         for (token, defs, body) in &index.tokens {
             if filter.may_contain(token)
-                && let Some(&t) = self.term_index.get(token.as_str())
+                && let Some(&t) = self.term_index.get(*token)
             {
                 // Counting one by one saturates at u16::MAX: the same as the minimum.
                 let c = &mut stats.counts[t as usize];
@@ -497,7 +538,7 @@ impl<'q> Scanner<'q> {
         let mut defines: HashSet<u32> = HashSet::new();
         let mut defines_top: HashSet<u32> = HashSet::new();
         for (name, top) in &index.defs {
-            if let Some(&s) = self.symbol_index.get(name.as_str()) {
+            if let Some(&s) = self.symbol_index.get(*name) {
                 defines.insert(s);
                 if *top {
                     defines_top.insert(s);
@@ -509,7 +550,7 @@ impl<'q> Scanner<'q> {
         for ident in &index.idents {
             words.push(word_hash(ident));
             if symbol_filter.may_contain(ident)
-                && let Some(&s) = self.symbol_index.get(ident.as_str())
+                && let Some(&s) = self.symbol_index.get(*ident)
             {
                 mentions.insert(s);
             }
@@ -959,12 +1000,12 @@ mod tests {
             for (path, text) in &all {
                 let direct = scanner.scan_file(path, text);
                 let index = FileIndex::of(text);
-                let indexed = scanner.scan_indexed(path, &index, text);
+                let indexed = scanner.scan_indexed(path, &IndexView::of(&index), text);
                 assert_eq!(indexed, direct, "{path}");
                 // As the on-disk cache keeps it.
-                let json = serde_json::to_vec(&index).unwrap();
-                let read: FileIndex = serde_json::from_slice(&json).unwrap();
-                assert_eq!(read, index, "{path}");
+                let bytes = index.encode();
+                let read = IndexView::decode(&bytes).unwrap();
+                assert_eq!(scanner.scan_indexed(path, &read, text), direct, "{path}");
             }
         }
     }

@@ -13,6 +13,7 @@ pub mod environment;
 mod evidence;
 pub mod features;
 pub mod history;
+mod index_codec;
 pub(crate) mod lexical;
 mod ranker;
 mod report;

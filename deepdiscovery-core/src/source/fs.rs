@@ -197,7 +197,10 @@ impl FsSource {
         Some(Ok(Entry {
             path: rel,
             size: meta.len(),
-            stamp: Stamp::Modified(mtime),
+            stamp: Stamp::Modified {
+                nanos: mtime,
+                inode: inode_of(&meta),
+            },
         }))
     }
 }
@@ -308,6 +311,14 @@ impl RepoSource for FsSource {
         std::fs::read(&target).map_err(|e| Error::io(&full, e))
     }
 
+    /// The canonical root: the same directory gives the same identity in every
+    /// process, whatever path it was opened by.
+    fn identity(&self) -> Option<String> {
+        self.canonical_root
+            .to_str()
+            .map(|root| format!("fs:{root}"))
+    }
+
     /// HEAD of the git work tree the root is in (one `git rev-parse`).
     fn history_head(&self) -> Result<Option<String>> {
         Ok(git_head(&self.canonical_root))
@@ -318,6 +329,19 @@ impl RepoSource for FsSource {
     /// outside a work tree, or on any git error: `Ok(None)`.
     fn history(&self, options: &HistoryOptions) -> Result<Option<History>> {
         Ok(read_git_history(&self.canonical_root, options))
+    }
+}
+
+/// The file's inode (0 where the platform has none).
+fn inode_of(meta: &std::fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::MetadataExt::ino(meta)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        0
     }
 }
 

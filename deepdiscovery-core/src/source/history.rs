@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How much history to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -36,7 +36,7 @@ impl Default for HistoryOptions {
 }
 
 /// One commit: who, when, and which paths it changed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Commit {
     /// The commit id (hexadecimal object name).
     pub id: String,
@@ -62,7 +62,7 @@ pub struct Commit {
 /// Its run-time cost is a few process spawns when HEAD moves and one `git rev-parse`
 /// per query, bounded by [`HistoryOptions::max_millis`]. Without git, or outside a
 /// work tree, there is simply no history.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct History {
     /// The id of the checked-out commit the history was read from.
     pub head: String,

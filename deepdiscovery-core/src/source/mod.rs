@@ -4,9 +4,12 @@
 //! checkout on disk ([`FsSource`]), on files held in memory ([`MemorySource`]), or on
 //! whatever a caller plugs in (a VFS, a git tree, an editor's unsaved buffers).
 
+mod content;
 mod fs;
 mod history;
 mod memory;
+
+pub(crate) use content::{Content, content_hash};
 
 pub use fs::{FsSource, FsSourceBuilder};
 pub use history::{Commit, History, HistoryOptions};
@@ -27,8 +30,15 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 1024 * 1024;
 /// How a source tells whether an artifact changed since it was last seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum Stamp {
-    /// Modification time in nanoseconds since the Unix epoch (disk sources).
-    Modified(u128),
+    /// A file on disk (disk sources): its modification time in nanoseconds since the
+    /// Unix epoch and its file id (the inode on Unix, 0 where the platform has none),
+    /// so that a file replaced by another of the same size and time is seen to change.
+    Modified {
+        /// Modification time, nanoseconds since the Unix epoch (0: unknown).
+        nanos: u128,
+        /// The inode number on Unix, 0 elsewhere.
+        inode: u64,
+    },
     /// A content hash (sources that hold the bytes, or have no reliable clock).
     Content(u64),
 }
@@ -144,6 +154,17 @@ pub trait RepoSource: Send + Sync {
 
     /// Reads the bytes of one listed artifact.
     fn read(&self, path: &str) -> Result<Vec<u8>>;
+
+    /// A name for the files this source reads that other processes give the same
+    /// source (a directory's canonical path), or `None` (the default) when there is
+    /// none. A session with an on-disk cache keeps, under this name, the content hash
+    /// of each file it read with the listing entry the file had then, so that a later
+    /// process proves a file unchanged from its listing entry alone (see
+    /// [`crate::cache`]). Only for sources whose [`Stamp`]s change whenever the
+    /// content does.
+    fn identity(&self) -> Option<String> {
+        None
+    }
 
     /// The id of the commit the history would be read from (HEAD), or `None` when
     /// the source has no history. Called on every query to tell whether a cached

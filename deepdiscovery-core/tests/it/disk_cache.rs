@@ -282,3 +282,131 @@ fn a_read_only_cache_directory_is_no_cache() {
     assert_eq!(stable_json(&got), expected);
     fs::set_permissions(&cache, fs::Permissions::from_mode(0o700)).unwrap();
 }
+
+/// An [`FsSource`] that records every path it reads.
+struct Counting {
+    inner: deepdiscovery_core::FsSource,
+    reads: Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl deepdiscovery_core::RepoSource for Counting {
+    fn label(&self) -> String {
+        self.inner.label()
+    }
+    fn list(&self) -> deepdiscovery_core::Result<deepdiscovery_core::source::Listing> {
+        self.inner.list()
+    }
+    fn read(&self, path: &str) -> deepdiscovery_core::Result<Vec<u8>> {
+        self.reads.lock().unwrap().push(path.to_string());
+        self.inner.read(path)
+    }
+    fn identity(&self) -> Option<String> {
+        self.inner.identity()
+    }
+    fn history_head(&self) -> deepdiscovery_core::Result<Option<String>> {
+        self.inner.history_head()
+    }
+    fn history(
+        &self,
+        options: &deepdiscovery_core::HistoryOptions,
+    ) -> deepdiscovery_core::Result<Option<deepdiscovery_core::History>> {
+        self.inner.history(options)
+    }
+}
+
+/// The package of a fresh session over `root` through the cache in `cache`, and the
+/// paths the session read.
+fn package_and_reads(root: &Path, cache: &Path) -> (serde_json::Value, Vec<String>) {
+    let reads = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let source = Counting {
+        inner: deepdiscovery_core::FsSource::new(root).unwrap(),
+        reads: Arc::clone(&reads),
+    };
+    let session = Session::new(source).with_disk_cache(Arc::new(DiskCache::open(cache).unwrap()));
+    let package = session
+        .discover(&Task::new(TASK).unwrap(), &DiscoverConfig::default())
+        .unwrap();
+    let reads = reads.lock().unwrap().clone();
+    (stable_json(&package), reads)
+}
+
+/// Dates every file under `dir` an hour back: older than any "racy" window.
+fn age(dir: &Path, by: std::time::Duration) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            age(&entry.path(), by);
+        } else {
+            let file = fs::File::options().write(true).open(entry.path()).unwrap();
+            file.set_modified(std::time::SystemTime::now() - by)
+                .unwrap();
+        }
+    }
+}
+
+/// A large module that has nothing to do with the task: no package includes it.
+fn unrelated_module(variant: char) -> String {
+    let mut text = String::from("\"\"\"Nightly export of warehouse shelves.\"\"\"\n\n");
+    for i in 0..150 {
+        text.push_str(&format!(
+            "def shelf_{variant}{i:03}(rows):\n    return [r.label for r in rows if r.depth > {i}]\n\n"
+        ));
+    }
+    text
+}
+
+#[test]
+fn a_second_process_reads_no_unchanged_file_it_does_not_show() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    copy_dir(&fixture_path("locate_app"), root);
+    add_large_module(root);
+    let export = root.join("inventory/export.py");
+    fs::write(&export, unrelated_module('a')).unwrap();
+    let hour = std::time::Duration::from_secs(3600);
+    age(root, hour);
+    let (expected, _) = package(root, None);
+    let is_export = |reads: &[String]| reads.iter().any(|p| p == "inventory/export.py");
+
+    let (first, reads) = package_and_reads(root, cache.path());
+    assert_eq!(first, expected);
+    assert!(is_export(&reads), "the first process reads every file");
+    let (second, reads) = package_and_reads(root, cache.path());
+    assert_eq!(second, expected);
+    assert!(!is_export(&reads), "known unchanged from its listing entry");
+
+    // Another content, one byte longer, dated an hour back as well: a new size.
+    fs::write(&export, unrelated_module('b') + "\n").unwrap();
+    age(root, hour);
+    let (third, reads) = package_and_reads(root, cache.path());
+    assert_eq!(third, package(root, None).0);
+    assert!(is_export(&reads), "a new size is read");
+
+    // Same size and time, but another file (a new inode): read again.
+    #[cfg(unix)]
+    {
+        let (_, reads) = package_and_reads(root, cache.path());
+        assert!(!is_export(&reads));
+        let before = fs::metadata(&export).unwrap().modified().unwrap();
+        let replacement = root.join("inventory/export.py.new");
+        fs::write(&replacement, unrelated_module('c') + "\n").unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&replacement)
+            .unwrap()
+            .set_modified(before)
+            .unwrap();
+        fs::rename(&replacement, &export).unwrap();
+        let (fourth, reads) = package_and_reads(root, cache.path());
+        assert_eq!(fourth, package(root, None).0);
+        assert!(is_export(&reads), "a replaced file is read");
+    }
+
+    // A file modified within the racy window of when it was read is read again.
+    fs::write(&export, unrelated_module('d')).unwrap();
+    let (_, reads) = package_and_reads(root, cache.path());
+    assert!(is_export(&reads));
+    let (_, reads) = package_and_reads(root, cache.path());
+    assert!(is_export(&reads), "too recent to be trusted");
+}

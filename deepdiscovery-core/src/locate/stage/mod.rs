@@ -14,6 +14,7 @@ use super::environment::{Environment, ListedFile};
 use super::evidence::{self, Channel, Signal};
 use super::features::{self, FeatureTable};
 use super::history;
+use super::index_codec::IndexView;
 use super::lexical::{self, LexicalView, Query};
 use super::ranker;
 use super::report;
@@ -27,6 +28,7 @@ use crate::artifact::{Role, is_test_file_name};
 use crate::plugins::LlmCaller;
 use crate::resolve::{file_name, parent_dir};
 use crate::session::{ArtifactInfo, Session};
+use crate::source::Content;
 use crate::task::Task;
 
 mod cue_evidence;
@@ -163,7 +165,7 @@ pub(crate) fn run(
     // The repository's past: co-change with strongly cued files.
     let mut co_changes = history::CoChanges::new();
     if !config.ablation.no_history
-        && let Some(past) = session.history()?
+        && let Some(past) = session.history_listed()
     {
         co_changes = history::apply(&past, &paths, &by_path, &mut evidence);
     }
@@ -541,14 +543,30 @@ fn lexical_pass(
 ) -> (Vec<Arc<lexical::FileStats>>, usize) {
     // With an on-disk cache, the file's query-independent index comes from it (no
     // tokenizing), and the query's statistics from the index: the same statistics.
-    let scan = |path: &str, bytes: &[u8]| {
-        let text = String::from_utf8_lossy(bytes);
+    // The file is read only when the index is not cached, or when one of the task's
+    // phrases may occur in it (the index has every identifier the phrase holds).
+    let scan = |path: &str, content: &Content<'_>| {
+        let index_of =
+            |bytes: &[u8]| lexical::FileIndex::of(&String::from_utf8_lossy(bytes)).encode();
         Arc::new(if session.disk_cache().is_some() {
-            let index =
-                session.through_disk(LEXICAL_INDEX, bytes, || lexical::FileIndex::of(&text));
+            let stored = session.through_disk(LEXICAL_INDEX, content, index_of);
+            let computed;
+            let index = match IndexView::decode(&stored) {
+                Some(index) => index,
+                // A valid entry whose payload is no index: computed again.
+                None => {
+                    computed = index_of(content.bytes());
+                    IndexView::decode(&computed).unwrap_or_default()
+                }
+            };
+            let text = if scanner.may_find_phrases(&index) {
+                String::from_utf8_lossy(content.bytes())
+            } else {
+                std::borrow::Cow::Borrowed("")
+            };
             scanner.scan_indexed(path, &index, &text)
         } else {
-            scanner.scan_file(path, &text)
+            scanner.scan_file(path, &String::from_utf8_lossy(content.bytes()))
         })
     };
     let limit = config.budget.max_files;

@@ -46,6 +46,10 @@ use serde::Serialize;
 use crate::artifact::Language;
 use crate::facts::Facts;
 
+mod known;
+
+pub(crate) use known::KnownFile;
+
 /// The environment variable that names the cache directory for the bindings and
 /// the CLI (see [`default_dir`]); the core never reads it on its own.
 pub const ENV_DIR: &str = "DEEPDISCOVERY_CACHE_DIR";
@@ -57,7 +61,8 @@ pub const DEFAULT_MAX_BYTES: u64 = 512 << 20;
 pub const MAX_ENTRY_BYTES: u64 = 16 << 20;
 
 const MAGIC: &[u8; 8] = b"DDFACTS\0";
-const FORMAT: u32 = 1;
+/// 2: keys from the content hash, facts stored with their language.
+const FORMAT: u32 = 2;
 const LAYOUT: &str = "facts-v1";
 const HEADER: usize = 56;
 /// An entry read this long after it was last dated is dated again (see `read_entry`).
@@ -78,6 +83,21 @@ pub fn version() -> &'static str {
             env!("DEEPDISCOVERY_PARSER_VERSIONS"),
         )
     })
+}
+
+/// A file's facts as stored: with its language, which detection gave from the path
+/// and the first bytes (so a reader that did not read the file knows it).
+#[derive(serde::Deserialize)]
+struct StoredFacts {
+    language: Language,
+    facts: Facts,
+}
+
+/// [`StoredFacts`] by reference, to store without a copy.
+#[derive(Serialize)]
+struct StoredFactsRef<'a> {
+    language: Language,
+    facts: &'a Facts,
 }
 
 fn version_tag() -> u64 {
@@ -223,40 +243,76 @@ impl DiskCache {
         Ok(removed)
     }
 
-    /// The key of the facts of `bytes` at `path` in `language` for this build.
-    pub(crate) fn facts_key(language: Language, path: &str, bytes: &[u8]) -> u128 {
+    /// The key of the facts of the file at `path` whose bytes hash to `content`
+    /// ([`crate::source::content_hash`]), for this build. The language is not in the key: it is a
+    /// function of the path and the bytes, and is stored with the facts.
+    pub(crate) fn facts_key(path: &str, content: u128) -> u128 {
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         hasher.update(&version_tag().to_le_bytes());
-        hasher.update(language.name().as_bytes());
-        hasher.update(&[0]);
+        hasher.update(b"facts:");
         hasher.update(path.as_bytes());
         hasher.update(&[0]);
-        hasher.update(&(bytes.len() as u64).to_le_bytes());
-        hasher.update(bytes);
+        hasher.update(&content.to_le_bytes());
         hasher.digest128()
     }
 
-    /// The key of a value that depends on `bytes` alone, computed by the code of
-    /// `kind` in this build (the lexical index of a file's text, say).
-    pub(crate) fn bytes_key(kind: &str, bytes: &[u8]) -> u128 {
+    /// The key of a value that depends on a file's bytes alone (they hash to
+    /// `content`), computed by the code of `kind` in this build (the lexical index of
+    /// a file's text, say).
+    pub(crate) fn bytes_key(kind: &str, content: u128) -> u128 {
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         hasher.update(&version_tag().to_le_bytes());
         hasher.update(b"bytes:");
         hasher.update(kind.as_bytes());
         hasher.update(&[0]);
-        hasher.update(&(bytes.len() as u64).to_le_bytes());
-        hasher.update(bytes);
+        hasher.update(&content.to_le_bytes());
         hasher.digest128()
     }
 
-    /// The facts stored under `key`, if a valid entry holds them.
-    pub(crate) fn load_facts(&self, key: u128) -> Option<Facts> {
-        self.load(key)
+    /// The key of the history of `head` read with `options` from the source named
+    /// `identity` (see [`crate::source::RepoSource::identity`]).
+    pub(crate) fn history_key(
+        identity: &str,
+        head: &str,
+        options: &crate::source::HistoryOptions,
+    ) -> u128 {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        hasher.update(&version_tag().to_le_bytes());
+        hasher.update(b"history-v1:");
+        for part in [identity, head] {
+            hasher.update(part.as_bytes());
+            hasher.update(&[0]);
+        }
+        for n in [
+            options.max_commits as u64,
+            options.max_files_per_commit as u64,
+        ] {
+            hasher.update(&n.to_le_bytes());
+        }
+        hasher.digest128()
     }
 
-    /// Stores `facts` under `key`; failures are ignored (the cache is an optimization).
-    pub(crate) fn store_facts(&self, key: u128, facts: &Facts) {
-        self.store(key, facts);
+    /// The language and facts stored under `key`, if a valid entry holds them.
+    pub(crate) fn load_facts(&self, key: u128) -> Option<(Language, Facts)> {
+        self.load::<StoredFacts>(key).map(|s| (s.language, s.facts))
+    }
+
+    /// Stores a file's language and facts under `key`; failures are ignored (the
+    /// cache is an optimization).
+    pub(crate) fn store_facts(&self, key: u128, language: Language, facts: &Facts) {
+        self.store(key, &StoredFactsRef { language, facts });
+    }
+
+    /// The payload stored under `key`, if a valid entry holds one.
+    pub(crate) fn load_raw(&self, key: u128) -> Option<Vec<u8>> {
+        let payload = self.read_entry(key)?;
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        Some(payload)
+    }
+
+    /// Stores `payload` under `key`; failures are ignored.
+    pub(crate) fn store_raw(&self, key: u128, payload: &[u8]) {
+        self.write_entry(key, payload);
     }
 
     /// The value stored under `key`, if a valid entry holds one that parses.
@@ -309,7 +365,15 @@ impl DiskCache {
         }
     }
 
+    /// The folders that hold entries: the shards of the facts layout, then the
+    /// folder of the known-files tables ([`known`]).
     fn shards(&self) -> Vec<PathBuf> {
+        let mut shards = self.fact_shards();
+        shards.push(self.dir.join(known::LAYOUT));
+        shards
+    }
+
+    fn fact_shards(&self) -> Vec<PathBuf> {
         let Ok(read) = fs::read_dir(self.dir.join(LAYOUT)) else {
             return Vec::new();
         };
@@ -457,10 +521,11 @@ fn files_in(dir: &Path) -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
+/// An entry's name (31 hex digits, after its shard's) or a known-files table's (32).
 fn is_entry_name(path: &Path) -> bool {
     path.file_name()
         .and_then(|n| n.to_str())
-        .is_some_and(|n| n.len() == 31 && n.bytes().all(|b| b.is_ascii_hexdigit()))
+        .is_some_and(|n| matches!(n.len(), 31 | 32) && n.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 fn is_temp_name(path: &Path) -> bool {
@@ -484,10 +549,10 @@ mod tests {
     fn round_trip_and_every_corruption_is_a_miss() {
         let dir = tempfile::tempdir().unwrap();
         let cache = DiskCache::open(dir.path()).unwrap();
-        let key = DiskCache::facts_key(Language::Python, "a.py", b"x = 1\n");
+        let key = DiskCache::facts_key("a.py", crate::source::content_hash(b"x = 1\n"));
         assert!(cache.load_facts(key).is_none());
-        cache.store_facts(key, &facts("a"));
-        assert_eq!(cache.load_facts(key), Some(facts("a")));
+        cache.store_facts(key, Language::Python, &facts("a"));
+        assert_eq!(cache.load_facts(key), Some((Language::Python, facts("a"))));
         let path = cache.entry_path(key);
         let good = fs::read(&path).unwrap();
         // Truncated anywhere, or any single byte flipped: never trusted.
@@ -502,7 +567,7 @@ mod tests {
             assert!(cache.load_facts(key).is_none(), "byte {at} flipped");
         }
         // Another key's valid entry under this key's name.
-        let other = DiskCache::facts_key(Language::Python, "b.py", b"x = 1\n");
+        let other = DiskCache::facts_key("b.py", crate::source::content_hash(b"x = 1\n"));
         fs::write(
             &path,
             encode(other, &serde_json::to_vec(&facts("b")).unwrap()),
@@ -510,8 +575,8 @@ mod tests {
         .unwrap();
         assert!(cache.load_facts(key).is_none());
         // A rewrite replaces the bad entry.
-        cache.store_facts(key, &facts("a"));
-        assert_eq!(cache.load_facts(key), Some(facts("a")));
+        cache.store_facts(key, Language::Python, &facts("a"));
+        assert_eq!(cache.load_facts(key), Some((Language::Python, facts("a"))));
     }
 
     #[cfg(unix)]
@@ -519,9 +584,9 @@ mod tests {
     fn links_and_special_files_are_not_entries() {
         let dir = tempfile::tempdir().unwrap();
         let cache = DiskCache::open(dir.path()).unwrap();
-        let key = DiskCache::facts_key(Language::Rust, "lib.rs", b"fn f() {}");
-        let other = DiskCache::facts_key(Language::Rust, "x.rs", b"");
-        cache.store_facts(other, &facts("x"));
+        let key = DiskCache::facts_key("lib.rs", crate::source::content_hash(b"fn f() {}"));
+        let other = DiskCache::facts_key("x.rs", crate::source::content_hash(b""));
+        cache.store_facts(other, Language::Python, &facts("x"));
         let path = cache.entry_path(key);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::os::unix::fs::symlink(cache.entry_path(other), &path).unwrap();
@@ -532,7 +597,7 @@ mod tests {
         fs::remove_file(&path).unwrap();
         fs::create_dir(&path).unwrap();
         assert!(cache.load_facts(key).is_none());
-        cache.store_facts(key, &facts("k"));
+        cache.store_facts(key, Language::Python, &facts("k"));
         assert!(cache.load_facts(key).is_none(), "a directory in the way");
     }
 
@@ -544,10 +609,11 @@ mod tests {
             doc: Some("d".repeat(900)),
             ..Facts::default()
         };
-        let key = |i: usize| DiskCache::facts_key(Language::Python, &format!("f{i}.py"), b"");
+        let key =
+            |i: usize| DiskCache::facts_key(&format!("f{i}.py"), crate::source::content_hash(b""));
         let old = SystemTime::now() - Duration::from_secs(3 * 86_400);
         for i in 0..3 {
-            cache.store_facts(key(i), &big);
+            cache.store_facts(key(i), Language::Python, &big);
             let file = fs::File::options()
                 .write(true)
                 .open(cache.entry_path(key(i)));
@@ -555,7 +621,7 @@ mod tests {
         }
         // Entry 0 is used: dated now, so the unused 1 and 2 go first.
         assert!(cache.load_facts(key(0)).is_some());
-        cache.store_facts(key(3), &big);
+        cache.store_facts(key(3), Language::Python, &big);
         cache.evict();
         assert!(cache.load_facts(key(0)).is_some());
         assert!(cache.load_facts(key(3)).is_some());
@@ -580,8 +646,8 @@ mod tests {
             ..Facts::default()
         };
         for i in 0..100 {
-            let key = DiskCache::facts_key(Language::Python, &format!("f{i}.py"), b"");
-            cache.store_facts(key, &big);
+            let key = DiskCache::facts_key(&format!("f{i}.py"), crate::source::content_hash(b""));
+            cache.store_facts(key, Language::Python, &big);
             cache.housekeep();
             assert!(cache.info().bytes <= 20_000 + 2_500 + 1_200, "after {i}");
         }

@@ -5,17 +5,19 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use rayon::prelude::*;
+mod loading;
+mod passes;
+
+use passes::Memo;
+
 use serde::Serialize;
 
 use crate::artifact::{Language, Role};
-use crate::cache::DiskCache;
-use crate::facts::{self, Facts};
+use crate::cache::{DiskCache, KnownFile};
+use crate::facts::Facts;
 use crate::graph::{GraphInput, InputArtifact, RelationRule, RepoGraph, build_graph};
 use crate::resolve::{IndexedFile, RepoIndex};
-use crate::source::{
-    Entry, History, HistoryOptions, RepoSource, SkipReason, SkipStats, Stamp, looks_binary,
-};
+use crate::source::{Entry, History, HistoryOptions, RepoSource, SkipReason, SkipStats, Stamp};
 use crate::sync::lock;
 use crate::{Error, Result};
 
@@ -42,7 +44,7 @@ pub struct ArtifactInfo {
 /// What reading and parsing one file gave.
 #[derive(Debug, Clone)]
 struct Parsed {
-    content_hash: u64,
+    content_hash: u128,
     read_at_ns: u128,
     language: Language,
     role: Role,
@@ -60,6 +62,21 @@ struct Slot {
     /// listing says the file may have changed (its old facts are kept only to be
     /// reused if the content hash turns out unchanged).
     verified: bool,
+    /// The content hash of the file when it was last read (in this process or, with
+    /// an on-disk cache, an earlier one), kept only while the listing proves the
+    /// file unchanged since.
+    known: Option<KnownFile>,
+}
+
+impl Slot {
+    /// The content hash, when the listing proves the file unchanged since it was
+    /// read.
+    fn known_hash(&self) -> Option<u128> {
+        self.known
+            .as_ref()
+            .filter(|k| unchanged(&k.entry, k.read_at_ns, &self.entry))
+            .map(|k| k.hash)
+    }
 }
 
 impl Slot {
@@ -80,30 +97,15 @@ struct State {
     /// Per-file results of the passes over every file, by kind of pass.
     memos: HashMap<&'static str, Memo>,
     stats: SessionStats,
-}
-
-/// What one kind of pass over every file gave each file, for the last key it ran
-/// with: a query that repeats the key (the same task asked again after edits)
-/// re-reads only the files that changed.
-#[derive(Default)]
-struct Memo {
-    key: u64,
-    files: HashMap<String, MemoEntry>,
-}
-
-struct MemoEntry {
-    entry: Entry,
-    read_at_ns: u128,
-    value: Arc<dyn std::any::Any + Send + Sync>,
-}
-
-impl std::fmt::Debug for Memo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Memo")
-            .field("key", &self.key)
-            .field("files", &self.files.len())
-            .finish()
-    }
+    /// The known-files table of an earlier process, until the first listing has
+    /// taken what it proves (see [`crate::cache`]).
+    inherited: Option<HashMap<String, KnownFile>>,
+    /// Whether the table was looked for (once per session).
+    inherited_loaded: bool,
+    /// Whether files were read since the table was last written.
+    known_dirty: bool,
+    /// HEAD as the source gave it since the last listing (`Some(None)`: no history).
+    head: Option<Option<String>>,
 }
 
 /// What the session did since its last listing: how much was listed, parsed, reused
@@ -259,28 +261,6 @@ impl Session {
         self.disk.as_deref()
     }
 
-    /// A value that depends on `bytes` alone, read from the on-disk cache when it
-    /// holds one for this `kind` and these bytes, else computed (and stored). Without
-    /// a cache, or for inputs under 4 KiB (cheaper to compute than to look up: they
-    /// were a third of the entries of a cold run, whose cost is mostly file creation),
-    /// computed.
-    pub(crate) fn through_disk<T>(&self, kind: &str, bytes: &[u8], compute: impl FnOnce() -> T) -> T
-    where
-        T: Serialize + serde::de::DeserializeOwned,
-    {
-        const WORTH_CACHING: usize = 4096;
-        let Some(disk) = self.disk.as_ref().filter(|_| bytes.len() >= WORTH_CACHING) else {
-            return compute();
-        };
-        let key = DiskCache::bytes_key(kind, bytes);
-        if let Some(value) = disk.load(key) {
-            return value;
-        }
-        let value = compute();
-        disk.store(key, &value);
-        value
-    }
-
     /// The embedder, if one was given.
     pub fn embedder(&self) -> Option<&dyn crate::plugins::Embedder> {
         self.embedder.as_deref()
@@ -312,7 +292,14 @@ impl Session {
     /// None today; the `Result` leaves room for sources whose failures must surface.
     pub fn history(&self) -> Result<Option<Arc<History>>> {
         let mut state = lock(&self.state);
+        state.head = None;
         Ok(self.current_history(&mut state))
+    }
+
+    /// [`Session::history`] as of the HEAD checked since the query's listing (one
+    /// check of HEAD per query): for the stages of one query.
+    pub(crate) fn history_listed(&self) -> Option<Arc<History>> {
+        self.current_history(&mut lock(&self.state))
     }
 
     /// What the session did since its last listing. A query lists the repository
@@ -362,65 +349,6 @@ impl Session {
     pub(crate) fn facts_listed(&self, paths: &[&str]) -> Vec<(String, Arc<Facts>)> {
         let mut state = lock(&self.state);
         self.facts_in(&mut state, paths)
-    }
-
-    /// Runs `scan` over the bytes of every file of `paths` (an unreadable file gives
-    /// empty bytes), in parallel, in the order given. Results are kept per file for
-    /// the last `key` of this `kind`: with the same key, a file whose listing entry
-    /// proves it unchanged is not read again. `scan` must depend on the path, the
-    /// bytes and the key alone.
-    pub(crate) fn scan_files<V>(
-        &self,
-        kind: &'static str,
-        key: u64,
-        paths: &[&str],
-        scan: &(dyn Fn(&str, &[u8]) -> V + Sync),
-    ) -> Vec<V>
-    where
-        V: Clone + Send + Sync + 'static,
-    {
-        let mut state = lock(&self.state);
-        let memo = state.memos.remove(kind).filter(|m| m.key == key);
-        let previous = memo.map(|m| m.files).unwrap_or_default();
-        let now = now_ns();
-        let results: Vec<(V, Option<(Entry, bool)>)> = paths
-            .par_iter()
-            .map(|path| {
-                let current = state.slots.get(*path).map(|slot| &slot.entry);
-                if let (Some(current), Some(kept)) = (current, previous.get(*path))
-                    && unchanged(&kept.entry, kept.read_at_ns, current)
-                    && let Some(value) = kept.value.downcast_ref::<V>()
-                {
-                    return (value.clone(), Some((current.clone(), true)));
-                }
-                let bytes = self.source.read(path).unwrap_or_default();
-                (scan(path, &bytes), current.map(|c| (c.clone(), false)))
-            })
-            .collect();
-        if let Some(disk) = &self.disk {
-            disk.housekeep();
-        }
-        let mut files = HashMap::with_capacity(paths.len());
-        let mut out = Vec::with_capacity(paths.len());
-        for (path, (value, entry)) in paths.iter().zip(results) {
-            if let Some((entry, reused)) = entry {
-                let read_at_ns = match (reused, previous.get(*path)) {
-                    (true, Some(kept)) => kept.read_at_ns,
-                    _ => now,
-                };
-                files.insert(
-                    path.to_string(),
-                    MemoEntry {
-                        entry,
-                        read_at_ns,
-                        value: Arc::new(value.clone()),
-                    },
-                );
-            }
-            out.push(value);
-        }
-        state.memos.insert(kind, Memo { key, files });
-        out
     }
 
     /// [`Session::artifacts`] as of the listing the query started with.
@@ -558,14 +486,24 @@ impl Session {
         graph
     }
 
-    /// The history of the current HEAD, from the cache when HEAD has not moved.
+    /// The history of the current HEAD, from the cache when HEAD has not moved,
+    /// else from the on-disk cache when another process read it, else from the
+    /// source. HEAD is asked of the source once per listing.
     fn current_history(&self, state: &mut State) -> Option<Arc<History>> {
         state.stats.history_reused = false;
         if !self.history_enabled {
             state.history = None;
             return None;
         }
-        let Some(head) = self.source.history_head().ok().flatten() else {
+        let head = match &state.head {
+            Some(head) => head.clone(),
+            None => {
+                let head = self.source.history_head().ok().flatten();
+                state.head = Some(head.clone());
+                head
+            }
+        };
+        let Some(head) = head else {
             state.history = None;
             return None;
         };
@@ -575,12 +513,34 @@ impl Session {
             state.stats.history_reused = true;
             return history.clone();
         }
-        let history = self
-            .source
-            .history(&self.history_options)
-            .ok()
-            .flatten()
-            .map(Arc::new);
+        let stored = self
+            .disk
+            .as_ref()
+            .zip(self.source.identity())
+            .map(|(disk, identity)| {
+                let key = DiskCache::history_key(&identity, &head, &self.history_options);
+                (disk, key)
+            });
+        let from_disk = stored
+            .as_ref()
+            .and_then(|(disk, key)| disk.load::<History>(*key))
+            .filter(|h| h.head == head);
+        let history = match from_disk {
+            Some(history) => Some(history),
+            None => {
+                let read = self.source.history(&self.history_options).ok().flatten();
+                // A history cut short by the time limit depends on this process's
+                // speed: never kept for others, so that the cache changes no answer.
+                if let (Some((disk, key)), Some(history)) = (&stored, &read)
+                    && history.head == head
+                    && !history.truncated
+                {
+                    disk.store(*key, history);
+                }
+                read
+            }
+        }
+        .map(Arc::new);
         // Keyed by the HEAD actually read, should it have moved in between.
         let key = history.as_ref().map_or(head, |h| h.head.clone());
         state.history = Some((key, history.clone()));
@@ -591,223 +551,6 @@ impl Session {
         let bytes = self.source.read(path).ok()?;
         Some(String::from_utf8_lossy(&bytes).into_owned())
     }
-
-    /// Lists the source and reconciles the slots: unchanged files keep their facts,
-    /// changed ones are marked for re-reading, deleted ones dropped. Reads nothing.
-    fn refresh(&self, state: &mut State) -> Result<()> {
-        let listing = self.source.list()?;
-        let mut stats = SessionStats {
-            listed: listing.entries.len(),
-            skipped: listing.skipped.clone(),
-            ..SessionStats::default()
-        };
-        let mut previous = std::mem::take(&mut state.slots);
-        let mut slots = BTreeMap::new();
-        let mut rejected = HashMap::new();
-        for entry in listing.entries {
-            if let Some((old, reason)) = state.rejected.remove(&entry.path)
-                && old == entry
-            {
-                stats.skipped.record(reason, entry.path.clone());
-                rejected.insert(entry.path.clone(), (entry, reason));
-                continue;
-            }
-            let slot = match previous.remove(&entry.path) {
-                Some(mut slot) => {
-                    slot.verified = slot.verified
-                        && slot
-                            .parsed
-                            .as_ref()
-                            .is_some_and(|p| is_fresh(&slot.entry, p, &entry));
-                    slot.entry = entry;
-                    slot
-                }
-                None => {
-                    let language = Language::detect(&entry.path, None);
-                    Slot {
-                        role: Role::classify(&entry.path, language),
-                        language,
-                        entry,
-                        parsed: None,
-                        verified: false,
-                    }
-                }
-            };
-            slots.insert(slot.entry.path.clone(), slot);
-        }
-        stats.removed = previous.len();
-        state.slots = slots;
-        state.rejected = rejected;
-        stats.with_problems = state
-            .slots
-            .values()
-            .filter_map(Slot::current)
-            .filter(|p| !p.facts.problems.is_empty())
-            .count();
-        stats.lossy_utf8 = state
-            .slots
-            .values()
-            .filter_map(Slot::current)
-            .filter(|p| p.facts.problems.iter().any(|m| m.starts_with(LOSSY)))
-            .count();
-        for slot in state.slots.values() {
-            if slot.current().is_some_and(|p| p.facts.limited.is_some()) {
-                stats
-                    .skipped
-                    .record(SkipReason::WorkLimit, slot.entry.path.clone());
-            }
-        }
-        stats.reused = state.slots.values().filter(|s| s.verified).count();
-        state.stats = stats;
-        Ok(())
-    }
-
-    /// Makes the facts of `paths` current: reads and parses (in parallel) those that
-    /// are new or may have changed. Binary and unreadable files leave the slots.
-    fn ensure(&self, state: &mut State, paths: &[String]) {
-        let mut work: Vec<Slot> = Vec::new();
-        for path in paths {
-            if let Some(slot) = state.slots.get(path)
-                && !slot.verified
-                && let Some(slot) = state.slots.remove(path)
-            {
-                work.push(slot);
-            }
-        }
-        if work.is_empty() {
-            return;
-        }
-        let now = now_ns();
-        let loaded: Vec<(Slot, std::result::Result<Loaded, SkipReason>)> = work
-            .into_par_iter()
-            .map(|mut slot| {
-                let outcome = self.load(&mut slot, now);
-                (slot, outcome)
-            })
-            .collect();
-        if let Some(disk) = &self.disk {
-            disk.housekeep();
-        }
-        for (slot, outcome) in loaded {
-            match outcome {
-                Ok(how) => {
-                    match how {
-                        Loaded::Reused => state.stats.reused += 1,
-                        Loaded::Parsed => state.stats.parsed += 1,
-                        Loaded::FromDisk => {
-                            state.stats.parsed += 1;
-                            state.stats.from_disk += 1;
-                        }
-                    }
-                    if let Some(parsed) = slot.current() {
-                        if !parsed.facts.problems.is_empty() {
-                            state.stats.with_problems += 1;
-                        }
-                        if parsed.facts.problems.iter().any(|m| m.starts_with(LOSSY)) {
-                            state.stats.lossy_utf8 += 1;
-                        }
-                        if parsed.facts.limited.is_some() {
-                            state
-                                .stats
-                                .skipped
-                                .record(SkipReason::WorkLimit, slot.entry.path.clone());
-                        }
-                    }
-                    state.slots.insert(slot.entry.path.clone(), slot);
-                }
-                Err(reason) => {
-                    state.stats.skipped.record(reason, slot.entry.path.clone());
-                    state
-                        .rejected
-                        .insert(slot.entry.path.clone(), (slot.entry, reason));
-                }
-            }
-        }
-    }
-
-    /// Reads and parses one artifact into its slot (or reads its facts from the disk
-    /// cache). [`Loaded::Reused`] when the content hash was unchanged and the old
-    /// facts were kept (a touched but unmodified file).
-    fn load(&self, slot: &mut Slot, now: u128) -> std::result::Result<Loaded, SkipReason> {
-        let bytes = self
-            .source
-            .read(&slot.entry.path)
-            .map_err(|_| SkipReason::Unreadable)?;
-        if looks_binary(&bytes) {
-            return Err(SkipReason::Binary);
-        }
-        let content_hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-        if let Some(parsed) = slot.parsed.as_mut()
-            && parsed.content_hash == content_hash
-        {
-            parsed.read_at_ns = now;
-            slot.verified = true;
-            return Ok(Loaded::Reused);
-        }
-        let language = Language::detect(&slot.entry.path, Some(&bytes[..bytes.len().min(256)]));
-        let role = Role::classify(&slot.entry.path, language);
-        // The key covers all that `extract` reads (language, path, bytes) and the
-        // build, so a hit is exactly what extracting would give.
-        let key = self
-            .disk
-            .as_ref()
-            .map(|_| DiskCache::facts_key(language, &slot.entry.path, &bytes));
-        let stored = self
-            .disk
-            .as_ref()
-            .zip(key)
-            .and_then(|(d, k)| d.load_facts(k));
-        let how = if stored.is_some() {
-            Loaded::FromDisk
-        } else {
-            Loaded::Parsed
-        };
-        let facts = stored.unwrap_or_else(|| {
-            let facts = extract_facts(language, &slot.entry.path, &bytes);
-            if let Some((disk, key)) = self.disk.as_ref().zip(key) {
-                disk.store_facts(key, &facts);
-            }
-            facts
-        });
-        slot.language = language;
-        slot.role = role;
-        slot.parsed = Some(Parsed {
-            content_hash,
-            read_at_ns: now,
-            language,
-            role,
-            facts: Arc::new(facts),
-        });
-        slot.verified = true;
-        Ok(how)
-    }
-}
-
-/// How [`Session::load`] made a slot's facts current.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Loaded {
-    /// The content was unchanged: the facts in memory were kept.
-    Reused,
-    /// Parsed (or read as config).
-    Parsed,
-    /// Read from the on-disk cache.
-    FromDisk,
-}
-
-/// The facts of a file's bytes (read lossily when not UTF-8, which is noted as a
-/// problem).
-fn extract_facts(language: Language, path: &str, bytes: &[u8]) -> Facts {
-    let (text, lossy) = match String::from_utf8_lossy(bytes) {
-        std::borrow::Cow::Borrowed(s) => (std::borrow::Cow::Borrowed(s), false),
-        owned => (owned, true),
-    };
-    let mut facts = facts::extract(language, path, &text);
-    if lossy {
-        facts
-            .problems
-            .insert(0, format!("{LOSSY}: invalid UTF-8 replaced"));
-    }
-    facts
 }
 
 /// Where a CODEOWNERS file may live, in GitHub's order of precedence.
@@ -828,13 +571,6 @@ fn info(slot: &Slot) -> ArtifactInfo {
     }
 }
 
-const LOSSY: &str = "lossy utf-8";
-
-/// Whether parsed facts are certainly current, judging by the listing alone.
-fn is_fresh(old: &Entry, parsed: &Parsed, entry: &Entry) -> bool {
-    unchanged(old, parsed.read_at_ns, entry)
-}
-
 /// Whether a file read at `read_at_ns` with listing entry `old` is certainly
 /// unchanged now that the listing says `entry`.
 fn unchanged(old: &Entry, read_at_ns: u128, entry: &Entry) -> bool {
@@ -844,8 +580,8 @@ fn unchanged(old: &Entry, read_at_ns: u128, entry: &Entry) -> bool {
     match entry.stamp {
         Stamp::Content(_) => true,
         // Unknown mtime, or one too close to when we read the file: read again.
-        Stamp::Modified(0) => false,
-        Stamp::Modified(mtime) => read_at_ns.saturating_sub(mtime) > RACY_WINDOW_NS,
+        Stamp::Modified { nanos: 0, .. } => false,
+        Stamp::Modified { nanos, .. } => read_at_ns.saturating_sub(nanos) > RACY_WINDOW_NS,
     }
 }
 

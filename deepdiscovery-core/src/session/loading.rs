@@ -1,0 +1,288 @@
+//! How a session keeps its slots current: listing the source, and reading and
+//! parsing the files a query needs (or taking their facts from memory or the
+//! on-disk cache when their content is known to be unchanged).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::{KnownFile, Parsed, Session, SessionStats, Slot, State, now_ns, unchanged};
+use crate::Result;
+use crate::artifact::{Language, Role};
+use crate::cache::DiskCache;
+use crate::facts::{self, Facts};
+use crate::source::{Entry, SkipReason, content_hash, looks_binary};
+
+impl Session {
+    /// Lists the source and reconciles the slots: unchanged files keep their facts,
+    /// changed ones are marked for re-reading, deleted ones dropped. Reads nothing.
+    pub(super) fn refresh(&self, state: &mut State) -> Result<()> {
+        let listing = self.source.list()?;
+        state.head = None;
+        if !state.inherited_loaded {
+            state.inherited_loaded = true;
+            if let (Some(disk), Some(identity)) = (&self.disk, self.source.identity()) {
+                state.inherited = Some(disk.load_known(&identity));
+            }
+        }
+        let mut inherited = state.inherited.take().unwrap_or_default();
+        let mut stats = SessionStats {
+            listed: listing.entries.len(),
+            skipped: listing.skipped.clone(),
+            ..SessionStats::default()
+        };
+        let mut previous = std::mem::take(&mut state.slots);
+        let mut slots = BTreeMap::new();
+        let mut rejected = HashMap::new();
+        for entry in listing.entries {
+            if let Some((old, reason)) = state.rejected.remove(&entry.path)
+                && old == entry
+            {
+                stats.skipped.record(reason, entry.path.clone());
+                rejected.insert(entry.path.clone(), (entry, reason));
+                continue;
+            }
+            let mut slot = match previous.remove(&entry.path) {
+                Some(mut slot) => {
+                    slot.verified = slot.verified
+                        && slot
+                            .parsed
+                            .as_ref()
+                            .is_some_and(|p| is_fresh(&slot.entry, p, &entry));
+                    slot.entry = entry;
+                    slot
+                }
+                None => {
+                    let language = Language::detect(&entry.path, None);
+                    Slot {
+                        role: Role::classify(&entry.path, language),
+                        language,
+                        known: inherited.remove(&entry.path),
+                        entry,
+                        parsed: None,
+                        verified: false,
+                    }
+                }
+            };
+            if slot.known_hash().is_none() {
+                slot.known = None;
+            }
+            slots.insert(slot.entry.path.clone(), slot);
+        }
+        stats.removed = previous.len();
+        state.slots = slots;
+        state.rejected = rejected;
+        stats.with_problems = state
+            .slots
+            .values()
+            .filter_map(Slot::current)
+            .filter(|p| !p.facts.problems.is_empty())
+            .count();
+        stats.lossy_utf8 = state
+            .slots
+            .values()
+            .filter_map(Slot::current)
+            .filter(|p| p.facts.problems.iter().any(|m| m.starts_with(LOSSY)))
+            .count();
+        for slot in state.slots.values() {
+            if slot.current().is_some_and(|p| p.facts.limited.is_some()) {
+                stats
+                    .skipped
+                    .record(SkipReason::WorkLimit, slot.entry.path.clone());
+            }
+        }
+        stats.reused = state.slots.values().filter(|s| s.verified).count();
+        state.stats = stats;
+        Ok(())
+    }
+
+    /// Makes the facts of `paths` current: reads and parses (in parallel) those that
+    /// are new or may have changed. Binary and unreadable files leave the slots.
+    pub(super) fn ensure(&self, state: &mut State, paths: &[String]) {
+        let mut work: Vec<Slot> = Vec::new();
+        for path in paths {
+            if let Some(slot) = state.slots.get(path)
+                && !slot.verified
+                && let Some(slot) = state.slots.remove(path)
+            {
+                work.push(slot);
+            }
+        }
+        if work.is_empty() {
+            return;
+        }
+        let now = now_ns();
+        let loaded: Vec<(Slot, std::result::Result<Loaded, SkipReason>)> = work
+            .into_par_iter()
+            .map(|mut slot| {
+                let outcome = self.load(&mut slot, now);
+                (slot, outcome)
+            })
+            .collect();
+        if loaded
+            .iter()
+            .any(|(slot, _)| slot.known.as_ref().is_some_and(|k| k.read_at_ns == now))
+        {
+            state.known_dirty = true;
+        }
+        for (slot, outcome) in loaded {
+            match outcome {
+                Ok(how) => {
+                    match how {
+                        Loaded::Reused => state.stats.reused += 1,
+                        Loaded::Parsed => state.stats.parsed += 1,
+                        Loaded::FromDisk => {
+                            state.stats.parsed += 1;
+                            state.stats.from_disk += 1;
+                        }
+                    }
+                    if let Some(parsed) = slot.current() {
+                        if !parsed.facts.problems.is_empty() {
+                            state.stats.with_problems += 1;
+                        }
+                        if parsed.facts.problems.iter().any(|m| m.starts_with(LOSSY)) {
+                            state.stats.lossy_utf8 += 1;
+                        }
+                        if parsed.facts.limited.is_some() {
+                            state
+                                .stats
+                                .skipped
+                                .record(SkipReason::WorkLimit, slot.entry.path.clone());
+                        }
+                    }
+                    state.slots.insert(slot.entry.path.clone(), slot);
+                }
+                Err(reason) => {
+                    state.stats.skipped.record(reason, slot.entry.path.clone());
+                    state
+                        .rejected
+                        .insert(slot.entry.path.clone(), (slot.entry, reason));
+                }
+            }
+        }
+        self.save_known(state);
+        if let Some(disk) = &self.disk {
+            disk.housekeep();
+        }
+    }
+
+    /// Reads and parses one artifact into its slot (or reads its facts from the disk
+    /// cache). [`Loaded::Reused`] when the content hash was unchanged and the old
+    /// facts were kept (a touched but unmodified file).
+    fn load(&self, slot: &mut Slot, now: u128) -> std::result::Result<Loaded, SkipReason> {
+        if let Some(how) = self.load_known(slot) {
+            return Ok(how);
+        }
+        let bytes = self
+            .source
+            .read(&slot.entry.path)
+            .map_err(|_| SkipReason::Unreadable)?;
+        if looks_binary(&bytes) {
+            return Err(SkipReason::Binary);
+        }
+        let content_hash = content_hash(&bytes);
+        slot.known = Some(KnownFile {
+            entry: slot.entry.clone(),
+            read_at_ns: now,
+            hash: content_hash,
+        });
+        if let Some(parsed) = slot.parsed.as_mut()
+            && parsed.content_hash == content_hash
+        {
+            parsed.read_at_ns = now;
+            slot.verified = true;
+            return Ok(Loaded::Reused);
+        }
+        let language = Language::detect(&slot.entry.path, Some(&bytes[..bytes.len().min(256)]));
+        // The key covers all that `extract` reads (the path and the bytes) and the
+        // build, so a hit is exactly what extracting would give.
+        let key = DiskCache::facts_key(&slot.entry.path, content_hash);
+        let (language, facts, how) = match self.disk.as_ref().and_then(|d| d.load_facts(key)) {
+            Some((language, facts)) => (language, facts, Loaded::FromDisk),
+            None => {
+                let facts = extract_facts(language, &slot.entry.path, &bytes);
+                if let Some(disk) = &self.disk {
+                    disk.store_facts(key, language, &facts);
+                }
+                (language, facts, Loaded::Parsed)
+            }
+        };
+        self.set_parsed(slot, content_hash, now, language, Arc::new(facts));
+        Ok(how)
+    }
+
+    /// [`Session::load`] without reading the file, when the listing proves its
+    /// content hash: the facts in memory for that content, or those the on-disk
+    /// cache holds for it.
+    fn load_known(&self, slot: &mut Slot) -> Option<Loaded> {
+        let hash = slot.known_hash()?;
+        let read_at_ns = slot.known.as_ref()?.read_at_ns;
+        if let Some(parsed) = slot.parsed.as_mut()
+            && parsed.content_hash == hash
+        {
+            parsed.read_at_ns = read_at_ns;
+            slot.verified = true;
+            return Some(Loaded::Reused);
+        }
+        let disk = self.disk.as_ref()?;
+        let (language, facts) = disk.load_facts(DiskCache::facts_key(&slot.entry.path, hash))?;
+        self.set_parsed(slot, hash, read_at_ns, language, Arc::new(facts));
+        Some(Loaded::FromDisk)
+    }
+
+    fn set_parsed(
+        &self,
+        slot: &mut Slot,
+        content_hash: u128,
+        read_at_ns: u128,
+        language: Language,
+        facts: Arc<Facts>,
+    ) {
+        let role = Role::classify(&slot.entry.path, language);
+        slot.language = language;
+        slot.role = role;
+        slot.parsed = Some(Parsed {
+            content_hash,
+            read_at_ns,
+            language,
+            role,
+            facts,
+        });
+        slot.verified = true;
+    }
+}
+
+/// How [`Session::load`] made a slot's facts current.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Loaded {
+    /// The content was unchanged: the facts in memory were kept.
+    Reused,
+    /// Parsed (or read as config).
+    Parsed,
+    /// Read from the on-disk cache.
+    FromDisk,
+}
+
+/// The facts of a file's bytes (read lossily when not UTF-8, which is noted as a
+/// problem).
+fn extract_facts(language: Language, path: &str, bytes: &[u8]) -> Facts {
+    let (text, lossy) = match String::from_utf8_lossy(bytes) {
+        std::borrow::Cow::Borrowed(s) => (std::borrow::Cow::Borrowed(s), false),
+        owned => (owned, true),
+    };
+    let mut facts = facts::extract(language, path, &text);
+    if lossy {
+        facts
+            .problems
+            .insert(0, format!("{LOSSY}: invalid UTF-8 replaced"));
+    }
+    facts
+}
+
+/// Whether parsed facts are certainly current, judging by the listing alone.
+fn is_fresh(old: &Entry, parsed: &Parsed, entry: &Entry) -> bool {
+    unchanged(old, parsed.read_at_ns, entry)
+}
+
+const LOSSY: &str = "lossy utf-8";

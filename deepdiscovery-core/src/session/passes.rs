@@ -1,0 +1,166 @@
+//! Passes over every file of a query (the lexical pass): their per-file results kept
+//! for the next query with the same key, the files' content read only when needed,
+//! and what was learned of each file's content kept for later processes.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::{Session, Slot, State, now_ns, unchanged};
+use crate::cache::{DiskCache, KnownFile};
+use crate::source::{Content, Entry};
+use crate::sync::lock;
+
+impl Session {
+    /// Bytes that depend on a file's bytes alone (an encoded index, say), read from
+    /// the on-disk cache when it holds them for this `kind` and this content, else
+    /// computed from the file's bytes (and stored). The file is not read when its
+    /// content hash is known and the cache has the value. Without a cache, or for
+    /// files under 4 KiB (cheaper to compute than to look up: they were a third of
+    /// the entries of a cold run, whose cost is mostly file creation), computed. The
+    /// caller checks what it gets: a cache entry is the payload of a valid entry,
+    /// not necessarily a valid value.
+    pub(crate) fn through_disk(
+        &self,
+        kind: &str,
+        content: &Content<'_>,
+        compute: impl FnOnce(&[u8]) -> Vec<u8>,
+    ) -> Vec<u8> {
+        const WORTH_CACHING: u64 = 4096;
+        let Some(disk) = self.disk.as_ref().filter(|_| content.size >= WORTH_CACHING) else {
+            return compute(content.bytes());
+        };
+        let key = DiskCache::bytes_key(kind, content.hash());
+        if let Some(value) = disk.load_raw(key) {
+            return value;
+        }
+        let value = compute(content.bytes());
+        disk.store_raw(key, &value);
+        value
+    }
+
+    /// Runs `scan` over the content of every file of `paths` (an unreadable file
+    /// gives empty bytes), in parallel, in the order given. Results are kept per file
+    /// for the last `key` of this `kind`: with the same key, a file whose listing
+    /// entry proves it unchanged is not read again. `scan` must depend on the path,
+    /// the bytes and the key alone; it reads the bytes only if it needs them
+    /// ([`Content`]).
+    pub(crate) fn scan_files<V>(
+        &self,
+        kind: &'static str,
+        key: u64,
+        paths: &[&str],
+        scan: &(dyn Fn(&str, &Content<'_>) -> V + Sync),
+    ) -> Vec<V>
+    where
+        V: Clone + Send + Sync + 'static,
+    {
+        let mut state = lock(&self.state);
+        let memo = state.memos.remove(kind).filter(|m| m.key == key);
+        let previous = memo.map(|m| m.files).unwrap_or_default();
+        let now = now_ns();
+        type Scanned<V> = (V, Option<(Entry, bool)>, Option<u128>);
+        let results: Vec<Scanned<V>> = paths
+            .par_iter()
+            .map(|path| {
+                let slot = state.slots.get(*path);
+                let current = slot.map(|slot| &slot.entry);
+                if let (Some(current), Some(kept)) = (current, previous.get(*path))
+                    && unchanged(&kept.entry, kept.read_at_ns, current)
+                    && let Some(value) = kept.value.downcast_ref::<V>()
+                {
+                    return (value.clone(), Some((current.clone(), true)), None);
+                }
+                let content = Content::new(
+                    self.source.as_ref(),
+                    path,
+                    current.map_or(0, |c| c.size),
+                    slot.and_then(Slot::known_hash),
+                );
+                let value = scan(path, &content);
+                (
+                    value,
+                    current.map(|c| (c.clone(), false)),
+                    content.read_hash(),
+                )
+            })
+            .collect();
+        let mut files = HashMap::with_capacity(paths.len());
+        let mut out = Vec::with_capacity(paths.len());
+        for (path, (value, entry, read_hash)) in paths.iter().zip(results) {
+            if let Some((entry, reused)) = entry {
+                let read_at_ns = match (reused, previous.get(*path)) {
+                    (true, Some(kept)) => kept.read_at_ns,
+                    _ => now,
+                };
+                if let (Some(hash), Some(slot)) = (read_hash, state.slots.get_mut(*path)) {
+                    slot.known = Some(KnownFile {
+                        entry: entry.clone(),
+                        read_at_ns: now,
+                        hash,
+                    });
+                    state.known_dirty = true;
+                }
+                files.insert(
+                    path.to_string(),
+                    MemoEntry {
+                        entry,
+                        read_at_ns,
+                        value: Arc::new(value.clone()),
+                    },
+                );
+            }
+            out.push(value);
+        }
+        state.memos.insert(kind, Memo { key, files });
+        self.save_known(&mut state);
+        if let Some(disk) = &self.disk {
+            disk.housekeep();
+        }
+        out
+    }
+
+    /// Writes the known-files table when files were read since it was last written
+    /// (with an on-disk cache and a source that has an identity). Files read too soon
+    /// after they were modified are left out: their stamps prove nothing.
+    pub(super) fn save_known(&self, state: &mut State) {
+        if !state.known_dirty {
+            return;
+        }
+        state.known_dirty = false;
+        let (Some(disk), Some(identity)) = (&self.disk, self.source.identity()) else {
+            return;
+        };
+        let trusted = state.slots.iter().filter_map(|(path, slot)| {
+            let known = slot.known.as_ref()?;
+            unchanged(&known.entry, known.read_at_ns, &known.entry)
+                .then_some((path.as_str(), known))
+        });
+        disk.store_known(&identity, trusted);
+    }
+}
+
+/// What one kind of pass over every file gave each file, for the last key it ran
+/// with: a query that repeats the key (the same task asked again after edits)
+/// re-reads only the files that changed.
+#[derive(Default)]
+pub(super) struct Memo {
+    key: u64,
+    files: HashMap<String, MemoEntry>,
+}
+
+pub(super) struct MemoEntry {
+    entry: Entry,
+    read_at_ns: u128,
+    value: Arc<dyn std::any::Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for Memo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Memo")
+            .field("key", &self.key)
+            .field("files", &self.files.len())
+            .finish()
+    }
+}
