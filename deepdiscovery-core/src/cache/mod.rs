@@ -47,8 +47,10 @@ use crate::artifact::Language;
 use crate::facts::Facts;
 
 mod known;
+mod pack;
 
 pub(crate) use known::KnownFile;
+pub(crate) use pack::Packed;
 
 /// The environment variable that names the cache directory for the bindings and
 /// the CLI (see [`default_dir`]); the core never reads it on its own.
@@ -61,8 +63,9 @@ pub const DEFAULT_MAX_BYTES: u64 = 512 << 20;
 pub const MAX_ENTRY_BYTES: u64 = 16 << 20;
 
 const MAGIC: &[u8; 8] = b"DDFACTS\0";
-/// 2: keys from the content hash, facts stored with their language.
-const FORMAT: u32 = 2;
+/// 2: keys from the content hash, facts stored with their language; 3: payloads
+/// compressed.
+const FORMAT: u32 = 3;
 const LAYOUT: &str = "facts-v1";
 const HEADER: usize = 56;
 /// An entry read this long after it was last dated is dated again (see `read_entry`).
@@ -447,7 +450,7 @@ impl DiskCache {
         if stale {
             let _ = file.set_modified(now);
         }
-        Some(payload.to_vec())
+        unpack(payload)
     }
 
     fn write_entry(&self, key: u128, payload: &[u8]) {
@@ -466,7 +469,7 @@ impl DiskCache {
             std::process::id(),
             self.temp_counter.fetch_add(1, Ordering::Relaxed)
         ));
-        let bytes = encode(key, payload);
+        let bytes = encode(key, &pack(payload));
         let written = fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -480,6 +483,36 @@ impl DiskCache {
         let mut state = crate::sync::lock(&self.housekeeping);
         state.0 = state.0.saturating_add(bytes.len() as u64);
     }
+}
+
+/// The stored form of a payload: its length, then its LZ4 block. JSON facts and
+/// indexes shrink about fourfold, which keeps the cache below the size of the text
+/// it describes, and decompressing costs less than reading the bytes saved.
+fn pack(payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4 + payload.len() / 2);
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(&lz4_flex::block::compress(payload));
+    out
+}
+
+/// The payload of a stored form ([`pack`]); `None` when the length is over
+/// [`MAX_ENTRY_BYTES`] or the block does not decompress to exactly that length.
+fn unpack(stored: &[u8]) -> Option<Vec<u8>> {
+    let (len, block) = stored.split_first_chunk::<4>()?;
+    let len = u32::from_le_bytes(*len) as usize;
+    if len as u64 > MAX_ENTRY_BYTES {
+        return None;
+    }
+    let mut payload = vec![0; len];
+    let written = lz4_flex::block::decompress_into(block, &mut payload).ok()?;
+    (written == len).then_some(payload)
+}
+
+/// An entry's payload in the form the cache stores it (compressed): for tests and
+/// fuzzing that write entries themselves.
+#[doc(hidden)]
+pub fn stored_form(payload: &[u8]) -> Vec<u8> {
+    pack(payload)
 }
 
 /// The bytes of an entry: the header, then the payload.
@@ -537,6 +570,15 @@ fn is_temp_name(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `len` characters that do not compress: entry sizes stay what the tests count.
+    fn noise(len: usize) -> String {
+        let mut text: String = (0..len as u64 / 16 + 1)
+            .map(|k| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&k.to_le_bytes())))
+            .collect();
+        text.truncate(len);
+        text
+    }
 
     fn facts(name: &str) -> Facts {
         Facts {
@@ -606,7 +648,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = DiskCache::open(dir.path()).unwrap().with_max_bytes(3_000);
         let big = Facts {
-            doc: Some("d".repeat(900)),
+            doc: Some(noise(900)),
             ..Facts::default()
         };
         let key =
@@ -642,7 +684,7 @@ mod tests {
         fs::write(dir.path().join("mine.txt"), "kept").unwrap();
         let cache = DiskCache::open(dir.path()).unwrap().with_max_bytes(20_000);
         let big = Facts {
-            doc: Some("d".repeat(1000)),
+            doc: Some(noise(1000)),
             ..Facts::default()
         };
         for i in 0..100 {

@@ -152,6 +152,8 @@ pub struct Session {
     language_model: Option<Arc<dyn crate::plugins::LanguageModel>>,
     embeddings: crate::plugins::EmbeddingCache,
     disk: Option<Arc<DiskCache>>,
+    /// Small files' cached values, by kind (see [`crate::cache`]'s packs).
+    packs: std::sync::RwLock<HashMap<&'static str, passes::Pack>>,
     state: Mutex<State>,
 }
 
@@ -177,6 +179,7 @@ impl Session {
             language_model: None,
             embeddings: crate::plugins::EmbeddingCache::default(),
             disk: None,
+            packs: std::sync::RwLock::default(),
             state: Mutex::new(State::default()),
         }
     }

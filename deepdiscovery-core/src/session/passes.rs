@@ -2,35 +2,39 @@
 //! for the next query with the same key, the files' content read only when needed,
 //! and what was learned of each file's content kept for later processes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use super::{Session, Slot, State, now_ns, unchanged};
-use crate::cache::{DiskCache, KnownFile};
+use crate::cache::{DiskCache, KnownFile, Packed};
 use crate::source::{Content, Entry};
-use crate::sync::lock;
+use crate::sync::{lock, read, write};
 
 impl Session {
     /// Bytes that depend on a file's bytes alone (an encoded index, say), read from
     /// the on-disk cache when it holds them for this `kind` and this content, else
     /// computed from the file's bytes (and stored). The file is not read when its
-    /// content hash is known and the cache has the value. Without a cache, or for
-    /// files under 4 KiB (cheaper to compute than to look up: they were a third of
-    /// the entries of a cold run, whose cost is mostly file creation), computed. The
-    /// caller checks what it gets: a cache entry is the payload of a valid entry,
-    /// not necessarily a valid value.
+    /// content hash is known and the cache has the value. Without a cache, computed.
+    /// Values of files under 4 KiB are kept in one pack per source and kind (one
+    /// entry per small file cost more to create than to compute: they were a third
+    /// of the entries of a cold run, whose cost was mostly file creation), written
+    /// when the pass ends ([`Session::scan_files`]). The caller checks what it gets:
+    /// a cache entry is the payload of a valid entry, not necessarily a valid value.
     pub(crate) fn through_disk(
         &self,
-        kind: &str,
+        kind: &'static str,
         content: &Content<'_>,
         compute: impl FnOnce(&[u8]) -> Vec<u8>,
     ) -> Vec<u8> {
-        const WORTH_CACHING: u64 = 4096;
-        let Some(disk) = self.disk.as_ref().filter(|_| content.size >= WORTH_CACHING) else {
+        const WORTH_AN_ENTRY: u64 = 4096;
+        let Some(disk) = self.disk.as_ref() else {
             return compute(content.bytes());
         };
+        if content.size < WORTH_AN_ENTRY {
+            return self.through_pack(kind, content, compute);
+        }
         let key = DiskCache::bytes_key(kind, content.hash());
         if let Some(value) = disk.load_raw(key) {
             return value;
@@ -38,6 +42,76 @@ impl Session {
         let value = compute(content.bytes());
         disk.store_raw(key, &value);
         value
+    }
+
+    /// [`Session::through_disk`] for a small file: from the pack of `kind`, read from
+    /// disk on first use; a value computed is added to it.
+    fn through_pack(
+        &self,
+        kind: &'static str,
+        content: &Content<'_>,
+        compute: impl FnOnce(&[u8]) -> Vec<u8>,
+    ) -> Vec<u8> {
+        let hash = content.hash();
+        let loaded = read(&self.packs)
+            .get(kind)
+            .map(|p| p.values.get(&hash).cloned());
+        match loaded {
+            Some(Some(value)) => return value.to_vec(),
+            Some(None) => {}
+            None => {
+                let mut packs = write(&self.packs);
+                if !packs.contains_key(kind) {
+                    let identity = self.source.identity();
+                    let values = match (&self.disk, &identity) {
+                        (Some(disk), Some(identity)) => disk.load_pack(kind, identity),
+                        _ => Packed::default(),
+                    };
+                    let pack = Pack {
+                        identity,
+                        values,
+                        dirty: false,
+                    };
+                    packs.insert(kind, pack);
+                }
+                if let Some(value) = packs.get(kind).and_then(|p| p.values.get(&hash)) {
+                    return value.to_vec();
+                }
+            }
+        }
+        let value = compute(content.bytes());
+        if let Some(pack) = write(&self.packs).get_mut(kind)
+            && pack.identity.is_some()
+        {
+            pack.values.insert(hash, Arc::from(&value[..]));
+            pack.dirty = true;
+        }
+        value
+    }
+
+    /// Writes the packs that gained values, with only the values of files listed
+    /// now (so a pack follows the repository, not its past).
+    fn save_packs(&self, state: &State) {
+        let Some(disk) = &self.disk else {
+            return;
+        };
+        let mut packs = write(&self.packs);
+        if !packs.values().any(|p| p.dirty) {
+            return;
+        }
+        let current: HashSet<u128> = state
+            .slots
+            .values()
+            .filter_map(|slot| slot.known.as_ref().map(|k| k.hash))
+            .collect();
+        for (kind, pack) in packs.iter_mut().filter(|(_, p)| p.dirty) {
+            pack.dirty = false;
+            pack.values.retain(|hash, _| current.contains(hash));
+            if let Some(identity) = &pack.identity {
+                let values = pack.values.iter().map(|(h, v)| (*h, &v[..]));
+                disk.store_pack(kind, identity, values);
+            }
+        }
     }
 
     /// Runs `scan` over the content of every file of `paths` (an unreadable file
@@ -115,6 +189,7 @@ impl Session {
         }
         state.memos.insert(kind, Memo { key, files });
         self.save_known(&mut state);
+        self.save_packs(&state);
         if let Some(disk) = &self.disk {
             disk.housekeep();
         }
@@ -163,4 +238,12 @@ impl std::fmt::Debug for Memo {
             .field("files", &self.files.len())
             .finish()
     }
+}
+
+/// The pack of one kind: the values of small files by content hash, for the source
+/// named `identity` (none: a source without one, whose pack is never stored).
+pub(crate) struct Pack {
+    identity: Option<String>,
+    values: Packed,
+    dirty: bool,
 }
