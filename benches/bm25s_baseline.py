@@ -1,6 +1,7 @@
 """Python-side reference for the speed target of issue 9: a per-task BM25 baseline.
 
     python3 benches/bm25s_baseline.py REPO TASK_FILE [--runs N] [--json OUT] [--discover BIN]
+        [--cache]
 
 The target: a cold `discover` takes at most 1/10 of the time a per-task BM25 baseline
 (the `bm25s` PyPI package, one document per text file) needs to tokenize, index and
@@ -19,7 +20,13 @@ sees a warm page cache:
 3. with `--discover BIN` (the compiled example, `target/release/examples/discover`):
    `BIN --json REPO @TASK_FILE` as a fresh process per run, its wall time, and from
    its JSON `budget.stages`, `budget.files_read` and `budget.files_parsed`; then the
-   ratios discover/bm25s (target <= 0.10) and discover/read (target <= 1.50).
+   ratios discover/bm25s (target <= 0.10) and discover/read (target <= 1.50);
+4. with `--cache` as well (issue 23): per run, a new empty cache directory, then a
+   first process that fills it (`--cache-dir DIR`) and a second process on the
+   unchanged repository that reads it; their medians, the ratios first/bm25s (target
+   <= 0.3), second/bm25s (target <= 0.1) and second/read (target <= 3), and the
+   cache's size on disk against the documents' bytes (target <= 1). The plain
+   `discover` of 3. runs without a cache (the example uses one only with `--cache-dir`).
 
 The documents are the files the library's `FsSource` lists and reads as text: the
 output of `git ls-files -co --exclude-standard` when REPO is in a git work tree, else
@@ -82,6 +89,11 @@ def parse_args(argv):
         type=Path,
         metavar="BIN",
         help="the compiled `discover` example (target/release/examples/discover) to time as well",
+    )
+    parser.add_argument(
+        "--cache",
+        action="store_true",
+        help="with --discover: time a first and a second process sharing an on-disk cache",
     )
     args = parser.parse_args(argv)
     if not args.repo.is_dir():
@@ -256,9 +268,11 @@ def time_bm25s(repo, task):
     return steps, top
 
 
-def time_discover(binary, repo, task_file):
-    """One cold `discover` process: (wall ms, its budget report)."""
-    cmd = [str(binary), "--json", str(repo), f"@{task_file}"]
+def time_discover(binary, repo, task_file, cache_dir=None):
+    """One `discover` process (through the cache in `cache_dir` when given): (wall ms,
+    its budget report)."""
+    cache = ["--cache-dir", str(cache_dir)] if cache_dir is not None else []
+    cmd = [str(binary), "--json", *cache, str(repo), f"@{task_file}"]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     wall = ms(t0, time.perf_counter())
@@ -338,7 +352,43 @@ def measure(args):
             "discover_over_bm25s": wall / result["bm25s"]["median_ms"]["total"],
             "discover_over_read": wall / result["read"]["median_ms"]["total"],
         }
+    if args.discover is not None and args.cache:
+        result["cached"] = time_cached(args, result)
     return result
+
+
+def directory_bytes(path):
+    """The bytes of every file under `path`."""
+    return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file())
+
+
+def time_cached(args, result):
+    """First and second processes over one new cache directory per run."""
+    import shutil
+    import tempfile
+
+    firsts, seconds, sizes = [], [], []
+    for _ in range(args.runs):
+        cache = tempfile.mkdtemp(prefix="dd-bench-cache-")
+        try:
+            firsts.append(time_discover(args.discover.resolve(), args.repo, args.task_file, cache)[0])
+            seconds.append(time_discover(args.discover.resolve(), args.repo, args.task_file, cache)[0])
+            sizes.append(directory_bytes(cache))
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+    bm25s_ms = result["bm25s"]["median_ms"]["total"]
+    first, second = statistics.median(firsts), statistics.median(seconds)
+    return {
+        "first_median_ms": first,
+        "second_median_ms": second,
+        "first_runs_ms": firsts,
+        "second_runs_ms": seconds,
+        "cache_bytes": max(sizes),
+        "first_over_bm25s": first / bm25s_ms,
+        "second_over_bm25s": second / bm25s_ms,
+        "second_over_read": second / result["read"]["median_ms"]["total"],
+        "cache_over_text": max(sizes) / result["total_bytes"],
+    }
 
 
 def print_report(r):
@@ -366,6 +416,16 @@ def print_report(r):
         )
         print(f"discover / bm25s = {q['discover_over_bm25s']:.3f}  (target <= 0.10)")
         print(f"discover / read  = {q['discover_over_read']:.3f}  (target <= 1.50)")
+    if "cached" in r:
+        c = r["cached"]
+        print(
+            f"cache: first {c['first_median_ms']:.1f} ms, second {c['second_median_ms']:.1f} ms, "
+            f"{c['cache_bytes'] / 1e6:.1f} MB on disk"
+        )
+        print(f"first / bm25s  = {c['first_over_bm25s']:.3f}  (target <= 0.3)")
+        print(f"second / bm25s = {c['second_over_bm25s']:.3f}  (target <= 0.1)")
+        print(f"second / read  = {c['second_over_read']:.3f}  (target <= 3)")
+        print(f"cache / text   = {c['cache_over_text']:.3f}  (target <= 1)")
     top = r["bm25s"]["top"]
     print(f"bm25s top {len(top)}: " + ", ".join(f"{t['path']} ({t['score']:.2f})" for t in top))
 

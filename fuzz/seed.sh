@@ -7,12 +7,15 @@ cd "$(dirname "$0")"
 fixtures=../tests/fixtures
 corpus=target/corpus
 mkdir -p "$corpus/config" "$corpus/code_facts" "$corpus/task" "$corpus/rule_specs" "$corpus/options_json" "$corpus/mcp" \
-    "$corpus/cache_entry" "$corpus/eval_scores"
-# Cache payloads are JSON documents; eval scores a JSON array of task scores.
+    "$corpus/cache_entry" "$corpus/cache_tables" "$corpus/eval_scores"
+# Cache payloads are JSON documents (facts) or binary indexes; the tables' payloads
+# are records; eval scores a JSON array of task scores.
 printf '{}' > "$corpus/cache_entry/seed-empty"
 printf '{"definitions":[],"references":[],"imports":[]}' > "$corpus/cache_entry/seed-facts"
 printf '{"defs_len":1,"body_len":2,"tokens":[["rate",1,1]],"defs":[["rate",true]],"idents":["rate"]}' \
     > "$corpus/cache_entry/seed-index"
+printf '\001\000\000\000' > "$corpus/cache_tables/seed-count"
+printf '{"language":"python","facts":{}}' > "$corpus/cache_tables/seed-facts"
 printf '[{"gold_ranks":[1,null],"in_anchors":[true,false],"in_set":[true,false],"set_size":3},{"gold_ranks":[]}]' \
     > "$corpus/eval_scores/seed-1"
 n=0

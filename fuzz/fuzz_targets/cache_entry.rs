@@ -69,7 +69,7 @@ fuzz_target!(|payload: &[u8]| {
     // the fuzz input itself; the first byte's parity leaves it raw half the time, to
     // reach the decompression too.
     let stored = match payload.first() {
-        Some(b) if b % 2 == 0 => deepdiscovery_core::cache::stored_form(payload),
+        Some(b) if b % 2 == 1 => deepdiscovery_core::cache::stored_form(payload),
         _ => payload.to_vec(),
     };
     let payload = stored.as_slice();
