@@ -208,7 +208,10 @@ impl Session {
         task: &crate::task::Task,
         config: &crate::infer::DiscoverConfig,
     ) -> Result<crate::infer::ContextPackage> {
-        crate::error::guarded("discover", || crate::infer::discover(self, task, config))
+        let package =
+            crate::error::guarded("discover", || crate::infer::discover(self, task, config));
+        self.persist();
+        package
     }
 
     /// [`Session::discover`], and with the package the feature rows of the
@@ -226,8 +229,10 @@ impl Session {
         crate::infer::ContextPackage,
         crate::locate::features::FeatureTable,
     )> {
-        crate::error::guarded("discover", || {
+        let traced = crate::error::guarded("discover", || {
             crate::infer::discover_traced(self, task, config)
-        })
+        });
+        self.persist();
+        traced
     }
 }

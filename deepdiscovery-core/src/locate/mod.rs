@@ -317,6 +317,9 @@ impl Session {
         task: &crate::task::Task,
         config: &crate::locate::LocateConfig,
     ) -> Result<crate::locate::Location> {
-        crate::error::guarded("locate", || crate::locate::locate(self, task, config))
+        let location =
+            crate::error::guarded("locate", || crate::locate::locate(self, task, config));
+        self.persist();
+        location
     }
 }

@@ -161,7 +161,6 @@ impl Session {
                 }
             }
         }
-        self.save_known(state);
         if let Some(disk) = &self.disk {
             disk.housekeep();
         }

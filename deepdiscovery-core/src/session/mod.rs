@@ -157,6 +157,13 @@ pub struct Session {
     state: Mutex<State>,
 }
 
+impl Drop for Session {
+    /// Keeps what the session learned of the files for later processes.
+    fn drop(&mut self) {
+        self.persist();
+    }
+}
+
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")

@@ -188,7 +188,6 @@ impl Session {
             out.push(value);
         }
         state.memos.insert(kind, Memo { key, files });
-        self.save_known(&mut state);
         self.save_packs(&state);
         if let Some(disk) = &self.disk {
             disk.housekeep();
@@ -196,10 +195,17 @@ impl Session {
         out
     }
 
+    /// Writes what the session learned of the files for later processes (the
+    /// known-files table), if it learned something since it last wrote: once per
+    /// query, at its end, and when the session is dropped.
+    pub(crate) fn persist(&self) {
+        self.save_known(&mut lock(&self.state));
+    }
+
     /// Writes the known-files table when files were read since it was last written
     /// (with an on-disk cache and a source that has an identity). Files read too soon
     /// after they were modified are left out: their stamps prove nothing.
-    pub(super) fn save_known(&self, state: &mut State) {
+    fn save_known(&self, state: &mut State) {
         if !state.known_dirty {
             return;
         }
