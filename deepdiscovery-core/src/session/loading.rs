@@ -18,7 +18,13 @@ impl Session {
     /// Lists the source and reconciles the slots: unchanged files keep their facts,
     /// changed ones are marked for re-reading, deleted ones dropped. Reads nothing.
     pub(super) fn refresh(&self, state: &mut State) -> Result<()> {
-        let listing = self.source.list()?;
+        let mut listing = self.source.list()?;
+        // Sources promise sorted listings; one that breaks it costs a sort, not a
+        // wrong merge below.
+        if !listing.entries.is_sorted_by(|a, b| a.path < b.path) {
+            listing.entries.sort_by(|a, b| a.path.cmp(&b.path));
+            listing.entries.dedup_by(|a, b| a.path == b.path);
+        }
         state.head = None;
         if !state.inherited_loaded {
             state.inherited_loaded = true;
@@ -32,8 +38,11 @@ impl Session {
             skipped: listing.skipped.clone(),
             ..SessionStats::default()
         };
-        let mut previous = std::mem::take(&mut state.slots);
-        let mut slots = BTreeMap::new();
+        // The listing and the slots are both sorted by path: a merge, not a lookup
+        // per file (25,000 lookups cost a warm query ~10 ms).
+        let mut previous = std::mem::take(&mut state.slots).into_iter().peekable();
+        let mut removed = 0;
+        let mut slots = Vec::with_capacity(listing.entries.len());
         let mut rejected = HashMap::new();
         for entry in listing.entries {
             if let Some((old, reason)) = state.rejected.remove(&entry.path)
@@ -43,7 +52,14 @@ impl Session {
                 rejected.insert(entry.path.clone(), (entry, reason));
                 continue;
             }
-            let mut slot = match previous.remove(&entry.path) {
+            while previous
+                .next_if(|(path, _)| path.as_str() < entry.path.as_str())
+                .is_some()
+            {
+                removed += 1;
+            }
+            let kept = previous.next_if(|(path, _)| *path == entry.path);
+            let mut slot = match kept.map(|(_, slot)| slot) {
                 Some(mut slot) => {
                     slot.verified = slot.verified
                         && slot
@@ -68,10 +84,10 @@ impl Session {
             if slot.known_hash().is_none() {
                 slot.known = None;
             }
-            slots.insert(slot.entry.path.clone(), slot);
+            slots.push((slot.entry.path.clone(), slot));
         }
-        stats.removed = previous.len();
-        state.slots = slots;
+        stats.removed = removed + previous.count();
+        state.slots = BTreeMap::from_iter(slots);
         state.rejected = rejected;
         stats.with_problems = state
             .slots

@@ -1,0 +1,107 @@
+//! Where a warm query's time goes (issue 23, target 3): on the synthetic repository of
+//! the benchmarks (`DD_BENCH_FILES` files, 25,000 by default), one cold `discover` in
+//! a new session, then `ITERS` rounds (10 by default) of the workload of
+//! `benches/query.rs` (10 files edited, 10 added or deleted) each followed by a warm
+//! `discover` in one long-lived session; prints each query's wall time, its stages
+//! (`budget.stages`) and the session's counts to standard error.
+//!
+//! ```sh
+//! cargo run --release -p deepdiscovery-core --example warm_stages
+//! DD_BENCH_FILES=2500 ITERS=20 cargo run --release -p deepdiscovery-core --example warm_stages
+//! ```
+use std::fs;
+use std::path::Path;
+use std::time::Instant;
+
+use deepdiscovery_core::{DiscoverConfig, Session, Task};
+
+#[path = "../../benches/support/synthetic.rs"]
+mod synthetic;
+
+/// The edit round of `benches/query.rs`.
+fn edit(root: &Path, round: &mut usize) {
+    *round += 1;
+    let session = Session::open(root).expect("open");
+    let sources: Vec<String> = session
+        .artifacts()
+        .expect("list")
+        .into_iter()
+        .filter(|a| a.path.ends_with(".py") && !a.path.starts_with("bench_edits/"))
+        .map(|a| a.path)
+        .collect();
+    let step = (sources.len() / 10).max(1);
+    for path in sources.iter().step_by(step).take(10) {
+        let full = root.join(path);
+        let text = fs::read_to_string(&full).unwrap_or_default();
+        let text = match text.strip_suffix("# edited\n") {
+            Some(original) => original.to_string(),
+            None => format!("{text}# edited\n"),
+        };
+        fs::write(&full, text).expect("edit");
+    }
+    let dir = root.join("bench_edits");
+    fs::create_dir_all(&dir).expect("mkdir");
+    for k in 0..10 {
+        let file = dir.join(format!("added{k}.py"));
+        if file.exists() {
+            fs::remove_file(&file).expect("delete");
+        } else {
+            let text = format!("def added_{k}_{round}(x):\n    return x\n", round = *round);
+            fs::write(&file, text).expect("add");
+        }
+    }
+}
+
+fn main() {
+    let files: usize = std::env::var("DD_BENCH_FILES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(25_000);
+    let iters: usize = std::env::var("ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10);
+    let root = synthetic::ensure(files);
+    let task = Task::new(synthetic::task(files)).expect("task");
+    let config = DiscoverConfig::default();
+    let t = Instant::now();
+    let cold = Session::open(&root)
+        .unwrap()
+        .discover(&task, &config)
+        .unwrap();
+    eprintln!(
+        "cold {:?} {:?}",
+        t.elapsed(),
+        cold.budget
+            .stages
+            .iter()
+            .map(|s| (s.stage.clone(), s.millis as u64))
+            .collect::<Vec<_>>()
+    );
+    let session = Session::open(&root).unwrap();
+    session.discover(&task, &config).unwrap();
+    let mut round = 0;
+    for _ in 0..iters {
+        edit(&root, &mut round);
+        let t = Instant::now();
+        let p = session.discover(&task, &config).unwrap();
+        let st = session.stats();
+        eprintln!(
+            "warm {:?} {:?} parsed {} reused {} graph_reused {}",
+            t.elapsed(),
+            p.budget
+                .stages
+                .iter()
+                .map(|s| (s.stage.clone(), s.millis as u64))
+                .collect::<Vec<_>>(),
+            st.parsed,
+            st.reused,
+            st.graph_reused
+        );
+    }
+    let _ = fs::remove_dir_all(root.join("bench_edits"));
+    if round % 2 == 1 {
+        edit(&root, &mut round);
+        let _ = fs::remove_dir_all(root.join("bench_edits"));
+    }
+}
