@@ -1,24 +1,26 @@
 //! Where a warm query's time goes (issue 23, target 3): on the synthetic repository of
 //! the benchmarks (`DD_BENCH_FILES` files, 25,000 by default), one cold `discover` in
 //! a new session, then `ITERS` rounds (10 by default) of the workload of
-//! `benches/query.rs` (10 files edited, 10 added or deleted) each followed by a warm
-//! `discover` in one long-lived session; prints each query's wall time, its stages
+//! `benches/query.rs` (10 files edited, 10 added or deleted), each followed by a warm
+//! `discover` in one long-lived session. Prints each query's wall time, its stages
 //! (`budget.stages`) and the session's counts to standard error.
 //!
 //! ```sh
 //! cargo run --release -p deepdiscovery-core --example warm_stages
 //! DD_BENCH_FILES=2500 ITERS=20 cargo run --release -p deepdiscovery-core --example warm_stages
 //! ```
+
 use std::fs;
 use std::path::Path;
 use std::time::Instant;
 
-use deepdiscovery_core::{DiscoverConfig, Session, Task};
+use deepdiscovery_core::{ContextPackage, DiscoverConfig, Session, Task};
 
 #[path = "../../benches/support/synthetic.rs"]
 mod synthetic;
 
-/// The edit round of `benches/query.rs`.
+/// The edit round of `benches/query.rs`: 10 files edited (a line toggled), 10 added
+/// or deleted.
 fn edit(root: &Path, round: &mut usize) {
     *round += 1;
     let session = Session::open(root).expect("open");
@@ -52,53 +54,56 @@ fn edit(root: &Path, round: &mut usize) {
     }
 }
 
+/// A number from the environment, or `default`.
+fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The stages of a package, `name ms` each.
+fn stages(package: &ContextPackage) -> String {
+    let parts: Vec<String> = package
+        .budget
+        .stages
+        .iter()
+        .map(|s| format!("{} {:.0}", s.stage, s.millis))
+        .collect();
+    parts.join(", ")
+}
+
 fn main() {
-    let files: usize = std::env::var("DD_BENCH_FILES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(25_000);
-    let iters: usize = std::env::var("ITERS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10);
+    let files = env_number("DD_BENCH_FILES", 25_000);
+    let iters = env_number("ITERS", 10);
     let root = synthetic::ensure(files);
     let task = Task::new(synthetic::task(files)).expect("task");
     let config = DiscoverConfig::default();
-    let t = Instant::now();
+    let start = Instant::now();
     let cold = Session::open(&root)
-        .unwrap()
+        .expect("open")
         .discover(&task, &config)
-        .unwrap();
-    eprintln!(
-        "cold {:?} {:?}",
-        t.elapsed(),
-        cold.budget
-            .stages
-            .iter()
-            .map(|s| (s.stage.clone(), s.millis as u64))
-            .collect::<Vec<_>>()
-    );
-    let session = Session::open(&root).unwrap();
-    session.discover(&task, &config).unwrap();
+        .expect("discover");
+    let ms = |start: Instant| start.elapsed().as_secs_f64() * 1e3;
+    eprintln!("cold {:.1} ms: {}", ms(start), stages(&cold));
+    let session = Session::open(&root).expect("open");
+    session.discover(&task, &config).expect("discover");
     let mut round = 0;
     for _ in 0..iters {
         edit(&root, &mut round);
-        let t = Instant::now();
-        let p = session.discover(&task, &config).unwrap();
-        let st = session.stats();
+        let start = Instant::now();
+        let package = session.discover(&task, &config).expect("discover");
+        let stats = session.stats();
         eprintln!(
-            "warm {:?} {:?} parsed {} reused {} graph_reused {}",
-            t.elapsed(),
-            p.budget
-                .stages
-                .iter()
-                .map(|s| (s.stage.clone(), s.millis as u64))
-                .collect::<Vec<_>>(),
-            st.parsed,
-            st.reused,
-            st.graph_reused
+            "warm {:.1} ms: {}; parsed {}, reused {}, graph reused {}",
+            ms(start),
+            stages(&package),
+            stats.parsed,
+            stats.reused,
+            stats.graph_reused
         );
     }
+    // Leave the repository as generated.
     let _ = fs::remove_dir_all(root.join("bench_edits"));
     if round % 2 == 1 {
         edit(&root, &mut round);
