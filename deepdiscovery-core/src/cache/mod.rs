@@ -302,8 +302,13 @@ impl DiskCache {
 
     /// Stores a file's language and facts under `key`; failures are ignored (the
     /// cache is an optimization).
-    pub(crate) fn store_facts(&self, key: u128, language: Language, facts: &Facts) {
-        self.store(key, &StoredFactsRef { language, facts });
+    /// Stores a file's language and facts under `key` unless their stored form is
+    /// larger than `at_most` bytes (the file's size: see [`DiskCache::store_raw`]);
+    /// failures are ignored (the cache is an optimization).
+    pub(crate) fn store_facts(&self, key: u128, language: Language, facts: &Facts, at_most: u64) {
+        if let Ok(payload) = serde_json::to_vec(&StoredFactsRef { language, facts }) {
+            self.write_entry(key, &payload, at_most);
+        }
     }
 
     /// The payload stored under `key`, if a valid entry holds one.
@@ -313,9 +318,13 @@ impl DiskCache {
         Some(payload)
     }
 
-    /// Stores `payload` under `key`; failures are ignored.
-    pub(crate) fn store_raw(&self, key: u128, payload: &[u8]) {
-        self.write_entry(key, payload);
+    /// Stores `payload` under `key` unless its stored form is larger than `at_most`
+    /// bytes; failures are ignored. Per-file values are bounded by the file's size,
+    /// so the cache never holds more than the text it describes (a notebook of
+    /// base64 images has a lexical index three times its size: cheaper to compute
+    /// again than to keep).
+    pub(crate) fn store_raw(&self, key: u128, payload: &[u8], at_most: u64) {
+        self.write_entry(key, payload, at_most);
     }
 
     /// The value stored under `key`, if a valid entry holds one that parses.
@@ -329,7 +338,7 @@ impl DiskCache {
     /// Stores `value` under `key`; failures are ignored (the cache is an optimization).
     pub(crate) fn store<T: Serialize>(&self, key: u128, value: &T) {
         if let Ok(payload) = serde_json::to_vec(value) {
-            self.write_entry(key, &payload);
+            self.write_entry(key, &payload, u64::MAX);
         }
     }
 
@@ -453,8 +462,12 @@ impl DiskCache {
         unpack(payload)
     }
 
-    fn write_entry(&self, key: u128, payload: &[u8]) {
+    fn write_entry(&self, key: u128, payload: &[u8], at_most: u64) {
         if payload.len() as u64 > MAX_ENTRY_BYTES {
+            return;
+        }
+        let stored = pack(payload);
+        if stored.len() as u64 > at_most {
             return;
         }
         let path = self.entry_path(key);
@@ -469,7 +482,7 @@ impl DiskCache {
             std::process::id(),
             self.temp_counter.fetch_add(1, Ordering::Relaxed)
         ));
-        let bytes = encode(key, &pack(payload));
+        let bytes = encode(key, &stored);
         let written = fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -593,7 +606,7 @@ mod tests {
         let cache = DiskCache::open(dir.path()).unwrap();
         let key = DiskCache::facts_key("a.py", crate::source::content_hash(b"x = 1\n"));
         assert!(cache.load_facts(key).is_none());
-        cache.store_facts(key, Language::Python, &facts("a"));
+        cache.store_facts(key, Language::Python, &facts("a"), u64::MAX);
         assert_eq!(cache.load_facts(key), Some((Language::Python, facts("a"))));
         let path = cache.entry_path(key);
         let good = fs::read(&path).unwrap();
@@ -617,7 +630,7 @@ mod tests {
         .unwrap();
         assert!(cache.load_facts(key).is_none());
         // A rewrite replaces the bad entry.
-        cache.store_facts(key, Language::Python, &facts("a"));
+        cache.store_facts(key, Language::Python, &facts("a"), u64::MAX);
         assert_eq!(cache.load_facts(key), Some((Language::Python, facts("a"))));
     }
 
@@ -628,7 +641,7 @@ mod tests {
         let cache = DiskCache::open(dir.path()).unwrap();
         let key = DiskCache::facts_key("lib.rs", crate::source::content_hash(b"fn f() {}"));
         let other = DiskCache::facts_key("x.rs", crate::source::content_hash(b""));
-        cache.store_facts(other, Language::Python, &facts("x"));
+        cache.store_facts(other, Language::Python, &facts("x"), u64::MAX);
         let path = cache.entry_path(key);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::os::unix::fs::symlink(cache.entry_path(other), &path).unwrap();
@@ -639,7 +652,7 @@ mod tests {
         fs::remove_file(&path).unwrap();
         fs::create_dir(&path).unwrap();
         assert!(cache.load_facts(key).is_none());
-        cache.store_facts(key, Language::Python, &facts("k"));
+        cache.store_facts(key, Language::Python, &facts("k"), u64::MAX);
         assert!(cache.load_facts(key).is_none(), "a directory in the way");
     }
 
@@ -655,7 +668,7 @@ mod tests {
             |i: usize| DiskCache::facts_key(&format!("f{i}.py"), crate::source::content_hash(b""));
         let old = SystemTime::now() - Duration::from_secs(3 * 86_400);
         for i in 0..3 {
-            cache.store_facts(key(i), Language::Python, &big);
+            cache.store_facts(key(i), Language::Python, &big, u64::MAX);
             let file = fs::File::options()
                 .write(true)
                 .open(cache.entry_path(key(i)));
@@ -663,7 +676,7 @@ mod tests {
         }
         // Entry 0 is used: dated now, so the unused 1 and 2 go first.
         assert!(cache.load_facts(key(0)).is_some());
-        cache.store_facts(key(3), Language::Python, &big);
+        cache.store_facts(key(3), Language::Python, &big, u64::MAX);
         cache.evict();
         assert!(cache.load_facts(key(0)).is_some());
         assert!(cache.load_facts(key(3)).is_some());
@@ -689,7 +702,7 @@ mod tests {
         };
         for i in 0..100 {
             let key = DiskCache::facts_key(&format!("f{i}.py"), crate::source::content_hash(b""));
-            cache.store_facts(key, Language::Python, &big);
+            cache.store_facts(key, Language::Python, &big, u64::MAX);
             cache.housekeep();
             assert!(cache.info().bytes <= 20_000 + 2_500 + 1_200, "after {i}");
         }

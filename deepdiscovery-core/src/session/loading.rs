@@ -14,6 +14,9 @@ use crate::cache::DiskCache;
 use crate::facts::{self, Facts};
 use crate::source::{Entry, SkipReason, content_hash, looks_binary};
 
+/// Stored facts up to this size are kept whatever the file's size.
+const SMALL_FACTS: u64 = 2048;
+
 impl Session {
     /// Lists the source and reconciles the slots: unchanged files keep their facts,
     /// changed ones are marked for re-reading, deleted ones dropped. Reads nothing.
@@ -218,7 +221,11 @@ impl Session {
             None => {
                 let facts = extract_facts(language, &slot.entry.path, &bytes);
                 if let Some(disk) = &self.disk {
-                    disk.store_facts(key, language, &facts);
+                    // Bounded by the file's size (the cache stays below the text it
+                    // describes), but a small file's facts, a few hundred bytes of
+                    // JSON, are kept anyway.
+                    let at_most = (bytes.len() as u64).max(SMALL_FACTS);
+                    disk.store_facts(key, language, &facts, at_most);
                 }
                 (language, facts, Loaded::Parsed)
             }

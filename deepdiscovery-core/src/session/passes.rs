@@ -40,7 +40,7 @@ impl Session {
             return value;
         }
         let value = compute(content.bytes());
-        disk.store_raw(key, &value);
+        disk.store_raw(key, &value, content.size);
         value
     }
 
@@ -168,7 +168,9 @@ impl Session {
                     (true, Some(kept)) => kept.read_at_ns,
                     _ => now,
                 };
-                if let (Some(hash), Some(slot)) = (read_hash, state.slots.get_mut(*path)) {
+                if let Some(hash) = read_hash
+                    && let Some(slot) = state.slots.get_mut(*path)
+                {
                     slot.known = Some(KnownFile {
                         entry: entry.clone(),
                         read_at_ns: now,

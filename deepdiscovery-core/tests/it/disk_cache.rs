@@ -410,3 +410,44 @@ fn a_second_process_reads_no_unchanged_file_it_does_not_show() {
     let (_, reads) = package_and_reads(root, cache.path());
     assert!(is_export(&reads), "too recent to be trusted");
 }
+
+/// The bytes of every file under `dir`.
+fn bytes_under(dir: &Path) -> u64 {
+    entries(dir)
+        .iter()
+        .map(|e| fs::metadata(e).map_or(0, |m| m.len()))
+        .sum()
+}
+
+#[test]
+fn a_file_is_never_cached_in_more_bytes_than_it_has() {
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    copy_dir(&fixture_path("locate_app"), root);
+    add_large_module(root);
+    let without = tempfile::tempdir().unwrap();
+    package(root, Some(without.path()));
+    // Base64-like words, each one new: the file's lexical index (every token and
+    // identifier, with counts) is larger than the file, and does not compress.
+    let mut blob = String::new();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    while blob.len() < 40_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        blob.push_str(&format!("q{x:016x}z{:x} ", x.rotate_left(17)));
+        if blob.len() % 96 < 24 {
+            blob.push('\n');
+        }
+    }
+    fs::write(root.join("inventory/blob.txt"), &blob).unwrap();
+    let with = tempfile::tempdir().unwrap();
+    let (got, _) = package(root, Some(with.path()));
+    assert_eq!(got, package(root, None).0);
+    let grown = bytes_under(with.path()).saturating_sub(bytes_under(without.path()));
+    assert!(
+        grown < blob.len() as u64 / 2,
+        "the cache grew by {grown} bytes for a file of {}",
+        blob.len()
+    );
+}
