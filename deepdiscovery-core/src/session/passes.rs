@@ -131,20 +131,22 @@ impl Session {
         V: Clone + Send + Sync + 'static,
     {
         let mut state = lock(&self.state);
+        // Kept from the last pass with this key, and updated in place: a warm query
+        // rescans a few files of thousands, and rebuilding the map cost it more than
+        // the scanning (a path and an entry copied per file).
         let memo = state.memos.remove(kind).filter(|m| m.key == key);
-        let previous = memo.map(|m| m.files).unwrap_or_default();
+        let mut files = memo.map(|m| m.files).unwrap_or_default();
         let now = now_ns();
-        type Scanned<V> = (V, Option<(Entry, bool)>, Option<u128>);
-        let results: Vec<Scanned<V>> = paths
+        let results: Vec<(V, Scanned, Option<u128>)> = paths
             .par_iter()
             .map(|path| {
                 let slot = state.slots.get(*path);
                 let current = slot.map(|slot| &slot.entry);
-                if let (Some(current), Some(kept)) = (current, previous.get(*path))
+                if let (Some(current), Some(kept)) = (current, files.get(*path))
                     && unchanged(&kept.entry, kept.read_at_ns, current)
                     && let Some(value) = kept.value.downcast_ref::<V>()
                 {
-                    return (value.clone(), Some((current.clone(), true)), None);
+                    return (value.clone(), Scanned::Kept, None);
                 }
                 let content = Content::new(
                     self.source.as_ref(),
@@ -153,41 +155,48 @@ impl Session {
                     slot.and_then(Slot::known_hash),
                 );
                 let value = scan(path, &content);
-                (
-                    value,
-                    current.map(|c| (c.clone(), false)),
-                    content.read_hash(),
-                )
+                let scanned = Scanned::Read(current.cloned());
+                (value, scanned, content.read_hash())
             })
             .collect();
-        let mut files = HashMap::with_capacity(paths.len());
         let mut out = Vec::with_capacity(paths.len());
-        for (path, (value, entry, read_hash)) in paths.iter().zip(results) {
-            if let Some((entry, reused)) = entry {
-                let read_at_ns = match (reused, previous.get(*path)) {
-                    (true, Some(kept)) => kept.read_at_ns,
-                    _ => now,
-                };
-                if let Some(hash) = read_hash
-                    && let Some(slot) = state.slots.get_mut(*path)
-                {
-                    slot.known = Some(KnownFile {
-                        entry: entry.clone(),
-                        read_at_ns: now,
-                        hash,
-                    });
-                    state.known_dirty = true;
+        let mut kept = 0;
+        for (path, (value, scanned, read_hash)) in paths.iter().zip(results) {
+            match scanned {
+                Scanned::Kept => kept += 1,
+                Scanned::Read(Some(entry)) => {
+                    if let Some(hash) = read_hash
+                        && let Some(slot) = state.slots.get_mut(*path)
+                    {
+                        slot.known = Some(KnownFile {
+                            entry: entry.clone(),
+                            read_at_ns: now,
+                            hash,
+                        });
+                        state.known_dirty = true;
+                    }
+                    let value = Arc::new(value.clone());
+                    let read_at_ns = now;
+                    files.insert(
+                        path.to_string(),
+                        MemoEntry {
+                            entry,
+                            read_at_ns,
+                            value,
+                        },
+                    );
+                    kept += 1;
                 }
-                files.insert(
-                    path.to_string(),
-                    MemoEntry {
-                        entry,
-                        read_at_ns,
-                        value: Arc::new(value.clone()),
-                    },
-                );
+                Scanned::Read(None) => {
+                    files.remove(*path);
+                }
             }
             out.push(value);
+        }
+        // Files of the last pass that are not in this one (deleted since).
+        if files.len() > kept {
+            let wanted: HashSet<&str> = paths.iter().copied().collect();
+            files.retain(|path, _| wanted.contains(path.as_str()));
         }
         state.memos.insert(kind, Memo { key, files });
         self.save_packs(&state);
@@ -246,6 +255,14 @@ impl std::fmt::Debug for Memo {
             .field("files", &self.files.len())
             .finish()
     }
+}
+
+/// What a pass did with one file.
+enum Scanned {
+    /// Its result was kept from the last pass.
+    Kept,
+    /// It was scanned, with the listing entry it had (none: not listed).
+    Read(Option<Entry>),
 }
 
 /// The pack of one kind: the values of small files by content hash, for the source
