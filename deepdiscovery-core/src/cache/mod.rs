@@ -307,7 +307,7 @@ impl DiskCache {
     /// failures are ignored (the cache is an optimization).
     pub(crate) fn store_facts(&self, key: u128, language: Language, facts: &Facts, at_most: u64) {
         if let Ok(payload) = serde_json::to_vec(&StoredFactsRef { language, facts }) {
-            self.write_entry(key, &payload, at_most);
+            let _ = self.write_entry(key, &payload, at_most);
         }
     }
 
@@ -323,8 +323,9 @@ impl DiskCache {
     /// so the cache never holds more than the text it describes (a notebook of
     /// base64 images has a lexical index three times its size: cheaper to compute
     /// again than to keep).
-    pub(crate) fn store_raw(&self, key: u128, payload: &[u8], at_most: u64) {
-        self.write_entry(key, payload, at_most);
+    /// Returns false when the payload was too large to store.
+    pub(crate) fn store_raw(&self, key: u128, payload: &[u8], at_most: u64) -> bool {
+        self.write_entry(key, payload, at_most)
     }
 
     /// The value stored under `key`, if a valid entry holds one that parses.
@@ -338,7 +339,7 @@ impl DiskCache {
     /// Stores `value` under `key`; failures are ignored (the cache is an optimization).
     pub(crate) fn store<T: Serialize>(&self, key: u128, value: &T) {
         if let Ok(payload) = serde_json::to_vec(value) {
-            self.write_entry(key, &payload, u64::MAX);
+            let _ = self.write_entry(key, &payload, u64::MAX);
         }
     }
 
@@ -462,20 +463,22 @@ impl DiskCache {
         unpack(payload)
     }
 
-    fn write_entry(&self, key: u128, payload: &[u8], at_most: u64) {
+    /// Writes an entry; false when the payload is over [`MAX_ENTRY_BYTES`] or its
+    /// stored form over `at_most` (other failures are ignored).
+    fn write_entry(&self, key: u128, payload: &[u8], at_most: u64) -> bool {
         if payload.len() as u64 > MAX_ENTRY_BYTES {
-            return;
+            return false;
         }
         let stored = pack(payload);
         if stored.len() as u64 > at_most {
-            return;
+            return false;
         }
         let path = self.entry_path(key);
         let Some(shard) = path.parent() else {
-            return;
+            return true;
         };
         if fs::create_dir_all(shard).is_err() {
-            return;
+            return true;
         }
         let temp = shard.join(format!(
             ".tmp-{}-{}-{key:032x}",
@@ -490,11 +493,12 @@ impl DiskCache {
             .and_then(|mut f| f.write_all(&bytes));
         if written.is_err() || fs::rename(&temp, &path).is_err() {
             let _ = fs::remove_file(&temp);
-            return;
+            return true;
         }
         self.writes.fetch_add(1, Ordering::Relaxed);
         let mut state = crate::sync::lock(&self.housekeeping);
         state.0 = state.0.saturating_add(bytes.len() as u64);
+        true
     }
 }
 

@@ -44,7 +44,7 @@ impl DiskCache {
             payload.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
             payload.extend_from_slice(bytes);
         }
-        self.store_raw(pack_key(kind, identity), &payload, u64::MAX);
+        let _ = self.store_raw(pack_key(kind, identity), &payload, u64::MAX);
     }
 }
 

@@ -22,26 +22,32 @@ impl Session {
     /// of the entries of a cold run, whose cost was mostly file creation), written
     /// when the pass ends ([`Session::scan_files`]). The caller checks what it gets:
     /// a cache entry is the payload of a valid entry, not necessarily a valid value.
+    ///
+    /// `None` when the value is not worth keeping: stored, it would be larger than
+    /// the file. The cache then holds an empty marker for the content, so that later
+    /// processes go straight to the caller's cheapest way without the value.
     pub(crate) fn through_disk(
         &self,
         kind: &'static str,
         content: &Content<'_>,
         compute: impl FnOnce(&[u8]) -> Vec<u8>,
-    ) -> Vec<u8> {
+    ) -> Option<Vec<u8>> {
         const WORTH_AN_ENTRY: u64 = 4096;
         let Some(disk) = self.disk.as_ref() else {
-            return compute(content.bytes());
+            return Some(compute(content.bytes()));
         };
         if content.size < WORTH_AN_ENTRY {
-            return self.through_pack(kind, content, compute);
+            return Some(self.through_pack(kind, content, compute));
         }
         let key = DiskCache::bytes_key(kind, content.hash());
         if let Some(value) = disk.load_raw(key) {
-            return value;
+            return (!value.is_empty()).then_some(value);
         }
         let value = compute(content.bytes());
-        disk.store_raw(key, &value, content.size);
-        value
+        if !disk.store_raw(key, &value, content.size) {
+            let _ = disk.store_raw(key, &[], u64::MAX);
+        }
+        Some(value)
     }
 
     /// [`Session::through_disk`] for a small file: from the pack of `kind`, read from

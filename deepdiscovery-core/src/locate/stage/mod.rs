@@ -544,12 +544,15 @@ fn lexical_pass(
     // With an on-disk cache, the file's query-independent index comes from it (no
     // tokenizing), and the query's statistics from the index: the same statistics.
     // The file is read only when the index is not cached, or when one of the task's
-    // phrases may occur in it (the index has every identifier the phrase holds).
+    // phrases may occur in it (the index has every identifier the phrase holds). A
+    // file whose index would outgrow it (base64 in a notebook) is scanned directly.
     let scan = |path: &str, content: &Content<'_>| {
         let index_of =
             |bytes: &[u8]| lexical::FileIndex::of(&String::from_utf8_lossy(bytes)).encode();
-        Arc::new(if session.disk_cache().is_some() {
-            let stored = session.through_disk(LEXICAL_INDEX, content, index_of);
+        let stored = session
+            .disk_cache()
+            .and_then(|_| session.through_disk(LEXICAL_INDEX, content, index_of));
+        Arc::new(if let Some(stored) = stored {
             let computed;
             let index = match IndexView::decode(&stored) {
                 Some(index) => index,
