@@ -312,3 +312,38 @@ pub fn task(files: usize) -> String {
          and Impl{i} passes it on to the callers"
     )
 }
+
+/// Edits 10 files (one line toggled) and adds or deletes 10 others: the workload of
+/// an agent between two turns.
+pub fn edit(root: &Path, round: &mut usize) {
+    *round += 1;
+    let session = deepdiscovery_core::Session::open(root).expect("open");
+    let sources: Vec<String> = session
+        .artifacts()
+        .expect("list")
+        .into_iter()
+        .filter(|a| a.path.ends_with(".py") && !a.path.starts_with("bench_edits/"))
+        .map(|a| a.path)
+        .collect();
+    let step = (sources.len() / 10).max(1);
+    for path in sources.iter().step_by(step).take(10) {
+        let full = root.join(path);
+        let text = fs::read_to_string(&full).unwrap_or_default();
+        let text = match text.strip_suffix("# edited\n") {
+            Some(original) => original.to_string(),
+            None => format!("{text}# edited\n"),
+        };
+        fs::write(&full, text).expect("edit");
+    }
+    let dir = root.join("bench_edits");
+    fs::create_dir_all(&dir).expect("mkdir");
+    for k in 0..10 {
+        let file = dir.join(format!("added{k}.py"));
+        if file.exists() {
+            fs::remove_file(&file).expect("delete");
+        } else {
+            let text = format!("def added_{k}_{round}(x):\n    return x\n", round = *round);
+            fs::write(&file, text).expect("add");
+        }
+    }
+}

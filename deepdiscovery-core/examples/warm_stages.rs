@@ -14,48 +14,12 @@
 //! ```
 
 use std::fs;
-use std::path::Path;
 use std::time::Instant;
 
 use deepdiscovery_core::{ContextPackage, DiscoverConfig, Session, Task};
 
 #[path = "../../benches/support/synthetic.rs"]
 mod synthetic;
-
-/// The edit round of `benches/query.rs`: 10 files edited (a line toggled), 10 added
-/// or deleted.
-fn edit(root: &Path, round: &mut usize) {
-    *round += 1;
-    let session = Session::open(root).expect("open");
-    let sources: Vec<String> = session
-        .artifacts()
-        .expect("list")
-        .into_iter()
-        .filter(|a| a.path.ends_with(".py") && !a.path.starts_with("bench_edits/"))
-        .map(|a| a.path)
-        .collect();
-    let step = (sources.len() / 10).max(1);
-    for path in sources.iter().step_by(step).take(10) {
-        let full = root.join(path);
-        let text = fs::read_to_string(&full).unwrap_or_default();
-        let text = match text.strip_suffix("# edited\n") {
-            Some(original) => original.to_string(),
-            None => format!("{text}# edited\n"),
-        };
-        fs::write(&full, text).expect("edit");
-    }
-    let dir = root.join("bench_edits");
-    fs::create_dir_all(&dir).expect("mkdir");
-    for k in 0..10 {
-        let file = dir.join(format!("added{k}.py"));
-        if file.exists() {
-            fs::remove_file(&file).expect("delete");
-        } else {
-            let text = format!("def added_{k}_{round}(x):\n    return x\n", round = *round);
-            fs::write(&file, text).expect("add");
-        }
-    }
-}
 
 /// A number from the environment, or `default`.
 fn env_number(name: &str, default: usize) -> usize {
@@ -97,7 +61,7 @@ fn main() {
     session.discover(&task, &config).expect("discover");
     let mut round = 0;
     for _ in 0..iters {
-        edit(&root, &mut round);
+        synthetic::edit(&root, &mut round);
         let start = Instant::now();
         let package = session.discover(&task, &config).expect("discover");
         let stats = session.stats();
@@ -117,7 +81,7 @@ fn main() {
     // Leave the repository as generated.
     let _ = fs::remove_dir_all(root.join("bench_edits"));
     if round % 2 == 1 {
-        edit(&root, &mut round);
+        synthetic::edit(&root, &mut round);
         let _ = fs::remove_dir_all(root.join("bench_edits"));
     }
 }

@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
@@ -88,26 +88,7 @@ impl DiskCache {
         if bytes.len() as u64 > MAX_TABLE_BYTES {
             return;
         }
-        let path = self.known_path(key);
-        let Some(folder) = path.parent() else {
-            return;
-        };
-        if fs::create_dir_all(folder).is_err() {
-            return;
-        }
-        let temp = folder.join(format!(
-            ".tmp-{}-{}-{key:032x}",
-            std::process::id(),
-            self.temp_counter.fetch_add(1, Ordering::Relaxed)
-        ));
-        let written = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)
-            .and_then(|mut f| f.write_all(&bytes));
-        if written.is_err() || fs::rename(&temp, &path).is_err() {
-            let _ = fs::remove_file(&temp);
-        }
+        let _ = self.replace_file(&self.known_path(key), key, &bytes);
     }
 
     fn known_path(&self, key: u128) -> PathBuf {

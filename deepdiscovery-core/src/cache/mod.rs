@@ -473,31 +473,43 @@ impl DiskCache {
         if stored.len() as u64 > at_most {
             return false;
         }
-        let path = self.entry_path(key);
-        let Some(shard) = path.parent() else {
-            return true;
-        };
-        if fs::create_dir_all(shard).is_err() {
-            return true;
-        }
-        let temp = shard.join(format!(
-            ".tmp-{}-{}-{key:032x}",
-            std::process::id(),
-            self.temp_counter.fetch_add(1, Ordering::Relaxed)
-        ));
         let bytes = encode(key, &stored);
-        let written = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)
-            .and_then(|mut f| f.write_all(&bytes));
-        if written.is_err() || fs::rename(&temp, &path).is_err() {
-            let _ = fs::remove_file(&temp);
+        if !self.replace_file(&self.entry_path(key), key, &bytes) {
             return true;
         }
         self.writes.fetch_add(1, Ordering::Relaxed);
         let mut state = crate::sync::lock(&self.housekeeping);
         state.0 = state.0.saturating_add(bytes.len() as u64);
+        true
+    }
+}
+
+impl DiskCache {
+    /// Writes `bytes` to `path` through a temporary file in its folder renamed over
+    /// it (atomic on POSIX and Windows: a reader sees the old file, the new one or
+    /// none); the folder is created if missing. False on any failure, after which
+    /// no temporary file is left.
+    fn replace_file(&self, path: &Path, key: u128, bytes: &[u8]) -> bool {
+        let Some(folder) = path.parent() else {
+            return false;
+        };
+        if fs::create_dir_all(folder).is_err() {
+            return false;
+        }
+        let temp = folder.join(format!(
+            ".tmp-{}-{}-{key:032x}",
+            std::process::id(),
+            self.temp_counter.fetch_add(1, Ordering::Relaxed)
+        ));
+        let written = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+            .and_then(|mut f| f.write_all(bytes));
+        if written.is_err() || fs::rename(&temp, path).is_err() {
+            let _ = fs::remove_file(&temp);
+            return false;
+        }
         true
     }
 }
