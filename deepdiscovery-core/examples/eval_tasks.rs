@@ -23,6 +23,8 @@
 //! - `--no-history` ignores the history even when there is one (the ablation);
 //!   `--no-history-cues` only in the Location stage (co-change cue, activity on π);
 //! - `--clean` deletes each checkout after its task (checkouts are big);
+//! - `--cache-dir DIR` opens every session with the on-disk cache in DIR (a second
+//!   run over the same checkouts then reads it: the packages must not change);
 //! - `--locate` runs `Session::locate` only, as this harness did before `discover`
 //!   existed: the ranking and the anchors are scored, there is no returned set;
 //! - `--paper` scores with Eq. 6 alone (the paper's presets), not the learned scorer;
@@ -77,7 +79,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 const USAGE: &str = "usage: eval_tasks [--limit N] [--repo OWNER/NAME] [--ids A,B] \
-[--checkouts DIR] [--mirrors DIR] [--checkout-script PATH] [--with-history] [--no-history] [--no-history-cues] [--clean] [--locate] \
+[--checkouts DIR] [--mirrors DIR] [--checkout-script PATH] [--with-history] [--no-history] [--no-history-cues] [--clean] [--cache-dir DIR] [--locate] \
 [--paper] [--no-sem] [--no-sum] [--no-rule] [--no-prior] [--anchors K] [--budget TOKENS] \
 [--location-only] [--no-compression] [--no-implicit] [--no-metadata-first] \
 [--tau X] [--kappa X] [--patience N] [--min-score-ratio X] [--json OUT] [--features] TASKS.jsonl...";
@@ -131,6 +133,7 @@ struct Options {
     clean: bool,
     /// Check out git work trees with the task commit's ancestors.
     with_history: bool,
+    cache_dir: Option<PathBuf>,
     /// Run `locate` only (no package, no returned set).
     locate: bool,
     /// The `discover` configuration; `--locate` uses its Location part.
@@ -152,6 +155,7 @@ impl Default for Options {
             script: PathBuf::from("/work/shared/bench/checkout.sh"),
             clean: false,
             with_history: false,
+            cache_dir: None,
             locate: false,
             config: DiscoverConfig::default(),
             json: None,
@@ -192,6 +196,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
                 checkouts_given = true;
             }
             "--with-history" => o.with_history = true,
+            "--cache-dir" => o.cache_dir = Some(value()?.into()),
             "--full-graph" => o.config.full_graph = true,
             "--scope-rounds" => o.config.scope.rounds = parse_count(&flag, &value()?)?,
             "--scope-per-round" => o.config.scope.per_round = parse_count(&flag, &value()?)?,
@@ -664,10 +669,16 @@ fn run_task(task: BenchTask, options: &Options) -> TaskResult {
 /// `locate` with `--locate`.
 fn run_one(task: &BenchTask, root: &Path, options: &Options) -> Outcome {
     let start = Instant::now();
-    let session = match Session::open(root) {
+    let mut session = match Session::open(root) {
         Ok(session) => session,
         Err(e) => return Outcome::Failed(format!("Session::open: {e}")),
     };
+    if let Some(dir) = &options.cache_dir {
+        match deepdiscovery_core::cache::DiskCache::open(dir) {
+            Ok(disk) => session = session.with_disk_cache(std::sync::Arc::new(disk)),
+            Err(e) => return Outcome::Failed(format!("cache {}: {e}", dir.display())),
+        }
+    }
     let query = match Task::new(task.task.as_str()) {
         Ok(query) => query,
         Err(e) => return Outcome::Failed(format!("Task::new: {e}")),
