@@ -14,15 +14,18 @@ use deepdiscovery_core::cache::DiskCache;
 use deepdiscovery_core::{DiscoverConfig, MemorySource, Session, Task};
 use libfuzzer_sys::fuzz_target;
 
-/// Header bytes before the payload; bytes 40..48 hold its length and 48..56 its xxh3.
-const HEADER: usize = 56;
+#[path = "support/cache_files.rs"]
+mod cache_files;
 
 const FILES: [(&str, &str); 3] = [
     (
         "shop/pricing.py",
         "from shop.rates import rate\n\ndef convert_currency(amount, to):\n    return amount * rate(to)\n",
     ),
-    ("shop/rates.py", "def rate(code):\n    return {'EUR': 1.1}[code]\n"),
+    (
+        "shop/rates.py",
+        "def rate(code):\n    return {'EUR': 1.1}[code]\n",
+    ),
     ("README.md", "# Shop\nConverts currencies.\n"),
 ];
 
@@ -43,21 +46,7 @@ fn filled() -> &'static (tempfile::TempDir, Vec<(std::path::PathBuf, Vec<u8>)>) 
     CACHE.get_or_init(|| {
         let dir = tempfile::tempdir().expect("temp dir");
         run(dir.path());
-        let mut entries = Vec::new();
-        let mut stack = vec![dir.path().to_path_buf()];
-        while let Some(d) = stack.pop() {
-            for e in fs::read_dir(&d).expect("read dir").flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if let Ok(bytes) = fs::read(&p)
-                    && bytes.len() >= HEADER
-                {
-                    entries.push((p, bytes[..HEADER].to_vec()));
-                }
-            }
-        }
-        entries.sort();
+        let entries = cache_files::with_headers(dir.path());
         assert!(!entries.is_empty(), "the first query wrote no entry");
         (dir, entries)
     })
@@ -74,11 +63,7 @@ fuzz_target!(|payload: &[u8]| {
     };
     let payload = stored.as_slice();
     for (path, header) in entries {
-        let mut bytes = header.clone();
-        bytes[40..48].copy_from_slice(&(payload.len() as u64).to_le_bytes());
-        bytes[48..56].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(payload).to_le_bytes());
-        bytes.extend_from_slice(payload);
-        fs::write(path, bytes).expect("write entry");
+        fs::write(path, cache_files::entry(header, payload)).expect("write entry");
     }
     run(dir.path());
 });

@@ -2,7 +2,8 @@
 //! known-files table, which lets a process skip reading files whose listing entry is
 //! unchanged, and the pack of small files' lexical indexes. Both are files anyone with
 //! write access to the cache directory may have written. A repository on disk (its
-//! files dated an hour back, so the table is trusted) fills a cache once; then the
+//! files dated an hour back, so the table is trusted; under git when git is here, so
+//! that the history of HEAD is kept as well) fills a cache once; then the
 //! fuzz input becomes the payload of the known-files table (under a header whose
 //! checksum and count agree with it) and of every other entry (stored as the cache
 //! stores payloads), and a query must still answer.
@@ -17,9 +18,8 @@ use deepdiscovery_core::cache::DiskCache;
 use deepdiscovery_core::{DiscoverConfig, Session, Task};
 use libfuzzer_sys::fuzz_target;
 
-/// Header bytes before the payload: a table's count is at 32..40, its payload's
-/// length at 40..48 and xxh3 at 48..56; an entry's length and xxh3 at the same places.
-const HEADER: usize = 56;
+#[path = "support/cache_files.rs"]
+mod cache_files;
 
 fn write_repo(root: &Path) {
     let files = [
@@ -27,7 +27,10 @@ fn write_repo(root: &Path) {
             "shop/pricing.py",
             "from shop.rates import rate\n\ndef convert_currency(amount, to):\n    return amount * rate(to)\n",
         ),
-        ("shop/rates.py", "def rate(code):\n    return {'EUR': 1.1}[code]\n"),
+        (
+            "shop/rates.py",
+            "def rate(code):\n    return {'EUR': 1.1}[code]\n",
+        ),
         ("README.md", "# Shop\nConverts currencies.\n"),
     ];
     for (path, text) in files {
@@ -41,9 +44,29 @@ fn write_repo(root: &Path) {
         large.push_str(&format!("def shelf_{i}(rows):\n    return rows[{i}]\n\n"));
     }
     fs::write(root.join("shop/shelves.py"), large).expect("write");
+    // Under git when git is here, so that the history of HEAD is kept too.
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .current_dir(root)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .args(["-c", "user.name=fuzz", "-c", "user.email=fuzz@example.com"])
+            .args(args)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let _ = git(&["init", "-q"]) && git(&["add", "-A"]) && git(&["commit", "-q", "-m", "start"]);
     let old = SystemTime::now() - Duration::from_secs(3600);
-    for path in ["shop/pricing.py", "shop/rates.py", "README.md", "shop/shelves.py"] {
-        let file = fs::File::options().write(true).open(root.join(path)).expect("open");
+    for path in [
+        "shop/pricing.py",
+        "shop/rates.py",
+        "README.md",
+        "shop/shelves.py",
+    ] {
+        let file = fs::File::options()
+            .write(true)
+            .open(root.join(path))
+            .expect("open");
         file.set_modified(old).expect("date");
     }
 }
@@ -72,22 +95,13 @@ fn filled() -> &'static Filled {
         let cache = tempfile::tempdir().expect("temp dir");
         write_repo(repo.path());
         run(repo.path(), cache.path());
-        let mut files = Vec::new();
-        let mut stack = vec![cache.path().to_path_buf()];
-        while let Some(d) = stack.pop() {
-            for e in fs::read_dir(&d).expect("read dir").flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if let Ok(bytes) = fs::read(&p)
-                    && bytes.len() >= HEADER
-                {
-                    let table = p.parent().is_some_and(|d| d.ends_with("known-v1"));
-                    files.push((p, bytes[..HEADER].to_vec(), table));
-                }
-            }
-        }
-        files.sort();
+        let files: Vec<(PathBuf, Vec<u8>, bool)> = cache_files::with_headers(cache.path())
+            .into_iter()
+            .map(|(p, header)| {
+                let table = p.parent().is_some_and(|d| d.ends_with("known-v1"));
+                (p, header, table)
+            })
+            .collect();
         assert!(files.iter().any(|f| f.2), "the first query wrote no table");
         Filled {
             repo: repo.path().to_path_buf(),
@@ -105,13 +119,10 @@ fuzz_target!(|data: &[u8]| {
     let entry_payload = deepdiscovery_core::cache::stored_form(data);
     for (path, header, table) in &filled.files {
         let payload: &[u8] = if *table { data } else { &entry_payload };
-        let mut bytes = header.clone();
+        let mut bytes = cache_files::entry(header, payload);
         if *table {
             bytes[32..40].copy_from_slice(&count.to_le_bytes());
         }
-        bytes[40..48].copy_from_slice(&(payload.len() as u64).to_le_bytes());
-        bytes[48..56].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(payload).to_le_bytes());
-        bytes.extend_from_slice(payload);
         fs::write(path, bytes).expect("write entry");
     }
     run(&filled.repo, &filled.cache);

@@ -103,6 +103,21 @@ struct StoredFactsRef<'a> {
     facts: &'a Facts,
 }
 
+/// The key of an entry of this build: xxh3-128 of the build's version tag, a label
+/// naming what the entry holds, and the parts, separated by a zero byte.
+pub(super) fn build_key(label: &[u8], parts: &[&[u8]]) -> u128 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(&version_tag().to_le_bytes());
+    hasher.update(label);
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            hasher.update(&[0]);
+        }
+        hasher.update(part);
+    }
+    hasher.digest128()
+}
+
 fn version_tag() -> u64 {
     static TAG: OnceLock<u64> = OnceLock::new();
     *TAG.get_or_init(|| xxhash_rust::xxh3::xxh3_64(version().as_bytes()))
@@ -247,29 +262,17 @@ impl DiskCache {
     }
 
     /// The key of the facts of the file at `path` whose bytes hash to `content`
-    /// ([`crate::source::content_hash`]), for this build. The language is not in the key: it is a
-    /// function of the path and the bytes, and is stored with the facts.
+    /// ([`crate::source::content_hash`]), for this build. The language is not in the
+    /// key: it is a function of the path and the bytes, and is stored with the facts.
     pub(crate) fn facts_key(path: &str, content: u128) -> u128 {
-        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        hasher.update(&version_tag().to_le_bytes());
-        hasher.update(b"facts:");
-        hasher.update(path.as_bytes());
-        hasher.update(&[0]);
-        hasher.update(&content.to_le_bytes());
-        hasher.digest128()
+        build_key(b"facts:", &[path.as_bytes(), &content.to_le_bytes()])
     }
 
     /// The key of a value that depends on a file's bytes alone (they hash to
     /// `content`), computed by the code of `kind` in this build (the lexical index of
     /// a file's text, say).
     pub(crate) fn bytes_key(kind: &str, content: u128) -> u128 {
-        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        hasher.update(&version_tag().to_le_bytes());
-        hasher.update(b"bytes:");
-        hasher.update(kind.as_bytes());
-        hasher.update(&[0]);
-        hasher.update(&content.to_le_bytes());
-        hasher.digest128()
+        build_key(b"bytes:", &[kind.as_bytes(), &content.to_le_bytes()])
     }
 
     /// The key of the history of `head` read with `options` from the source named
@@ -279,20 +282,12 @@ impl DiskCache {
         head: &str,
         options: &crate::source::HistoryOptions,
     ) -> u128 {
-        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        hasher.update(&version_tag().to_le_bytes());
-        hasher.update(b"history-v1:");
-        for part in [identity, head] {
-            hasher.update(part.as_bytes());
-            hasher.update(&[0]);
-        }
-        for n in [
-            options.max_commits as u64,
-            options.max_files_per_commit as u64,
-        ] {
-            hasher.update(&n.to_le_bytes());
-        }
-        hasher.digest128()
+        let mut limits = (options.max_commits as u64).to_le_bytes().to_vec();
+        limits.extend_from_slice(&(options.max_files_per_commit as u64).to_le_bytes());
+        build_key(
+            b"history-v1:",
+            &[identity.as_bytes(), head.as_bytes(), &limits],
+        )
     }
 
     /// The language and facts stored under `key`, if a valid entry holds them.

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::{DiskCache, MAX_ENTRY_BYTES, version_tag};
+use super::{DiskCache, MAX_ENTRY_BYTES, build_key};
 
 /// Values by the content hash of the file they were computed from.
 pub(crate) type Packed = HashMap<u128, Arc<[u8]>>;
@@ -49,13 +49,7 @@ impl DiskCache {
 }
 
 fn pack_key(kind: &str, identity: &str) -> u128 {
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    hasher.update(&version_tag().to_le_bytes());
-    hasher.update(b"pack:");
-    hasher.update(kind.as_bytes());
-    hasher.update(&[0]);
-    hasher.update(identity.as_bytes());
-    hasher.digest128()
+    build_key(b"pack:", &[kind.as_bytes(), identity.as_bytes()])
 }
 
 /// The values of a pack's payload; `None` when a record is cut, the count is wrong

@@ -208,10 +208,7 @@ impl Session {
         task: &crate::task::Task,
         config: &crate::infer::DiscoverConfig,
     ) -> Result<crate::infer::ContextPackage> {
-        let package =
-            crate::error::guarded("discover", || crate::infer::discover(self, task, config));
-        self.persist();
-        package
+        self.answer("discover", || crate::infer::discover(self, task, config))
     }
 
     /// [`Session::discover`], and with the package the feature rows of the
@@ -229,10 +226,8 @@ impl Session {
         crate::infer::ContextPackage,
         crate::locate::features::FeatureTable,
     )> {
-        let traced = crate::error::guarded("discover", || {
+        self.answer("discover", || {
             crate::infer::discover_traced(self, task, config)
-        });
-        self.persist();
-        traced
+        })
     }
 }

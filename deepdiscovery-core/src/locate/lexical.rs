@@ -606,42 +606,42 @@ impl FileIndex {
     pub fn of(text: &str) -> FileIndex {
         let body = body_of(text);
         let mut index = FileIndex::default();
-        let mut tokens: WordMap<String, (u32, u32)> = WordMap::default();
-        let mut defs: HashMap<&str, bool> = HashMap::new();
-        let mut idents: HashSet<&str> = HashSet::new();
+        // Per token, its count in the definitions and in the body. The sets are keyed
+        // by words: the word hasher, not SipHash (a first process indexes every file).
+        let mut tokens: WordMap<String, [u32; 2]> = WordMap::default();
+        let mut count = |t: &str, field: usize| match tokens.get_mut(t) {
+            Some(c) => c[field] += 1,
+            None => {
+                let mut c = [0, 0];
+                c[field] = 1;
+                tokens.insert(t.to_string(), c);
+            }
+        };
+        let mut defs: WordMap<&str, bool> = WordMap::default();
+        let mut idents: WordMap<&str, ()> = WordMap::default();
         let mut buf = String::new();
         for line in body.lines() {
             if let Some(def) = defined_name(line) {
                 tokenize_with(def, &mut buf, |t| {
                     index.defs_len += 1;
-                    match tokens.get_mut(t) {
-                        Some(c) => c.0 += 1,
-                        None => {
-                            tokens.insert(t.to_string(), (1, 0));
-                        }
-                    }
+                    count(t, 0);
                 });
                 *defs.entry(def).or_default() |= !line.starts_with([' ', '\t']);
             }
-            idents.extend(identifiers(line));
+            idents.extend(identifiers(line).map(|i| (i, ())));
             tokenize_with(line, &mut buf, |t| {
                 index.body_len += 1;
-                match tokens.get_mut(t) {
-                    Some(c) => c.1 += 1,
-                    None => {
-                        tokens.insert(t.to_string(), (0, 1));
-                    }
-                }
+                count(t, 1);
             });
         }
-        index.tokens = tokens.into_iter().map(|(t, (d, b))| (t, d, b)).collect();
+        index.tokens = tokens.into_iter().map(|(t, [d, b])| (t, d, b)).collect();
         index.tokens.sort_unstable();
         index.defs = defs
             .into_iter()
             .map(|(d, top)| (d.to_string(), top))
             .collect();
         index.defs.sort_unstable();
-        index.idents = idents.into_iter().map(str::to_string).collect();
+        index.idents = idents.into_keys().map(str::to_string).collect();
         index.idents.sort_unstable();
         index
     }

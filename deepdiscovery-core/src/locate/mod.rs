@@ -317,9 +317,6 @@ impl Session {
         task: &crate::task::Task,
         config: &crate::locate::LocateConfig,
     ) -> Result<crate::locate::Location> {
-        let location =
-            crate::error::guarded("locate", || crate::locate::locate(self, task, config));
-        self.persist();
-        location
+        self.answer("locate", || crate::locate::locate(self, task, config))
     }
 }

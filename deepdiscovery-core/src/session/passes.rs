@@ -219,6 +219,18 @@ impl Session {
         self.save_known(&mut lock(&self.state));
     }
 
+    /// Runs one query of a public entry point: guarded (a panic inside is an
+    /// internal error, see [`crate::error`]), then what it learned is persisted.
+    pub(crate) fn answer<T>(
+        &self,
+        entry: &str,
+        body: impl FnOnce() -> crate::Result<T>,
+    ) -> crate::Result<T> {
+        let answer = crate::error::guarded(entry, body);
+        self.persist();
+        answer
+    }
+
     /// Writes the known-files table when files were read since it was last written
     /// (with an on-disk cache and a source that has an identity). Files read too soon
     /// after they were modified are left out: their stamps prove nothing.
