@@ -53,7 +53,12 @@ fn main() {
         .expect("discover");
     let ms = |start: Instant| start.elapsed().as_secs_f64() * 1e3;
     eprintln!("cold {:.1} ms: {}", ms(start), stages(&cold));
-    let mut session = Session::open(&root).expect("open");
+    // Watched, as a long-lived process would list it (`NO_WATCH=1`: walked).
+    let source = deepdiscovery_core::FsSource::builder(&root)
+        .watch(std::env::var_os("NO_WATCH").is_none())
+        .build()
+        .expect("open");
+    let mut session = Session::new(source);
     if let Some(dir) = std::env::var_os("DISK") {
         let disk = deepdiscovery_core::cache::DiskCache::open(dir).expect("cache directory");
         session = session.with_disk_cache(std::sync::Arc::new(disk));

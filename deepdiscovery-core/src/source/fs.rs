@@ -1,12 +1,14 @@
 //! A repository on disk, walked with the `ignore` crate (the walker behind ripgrep).
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::UNIX_EPOCH;
 
 use ignore::{WalkBuilder, WalkState};
 
 use super::history::{History, HistoryOptions, git_head, read_git_history};
+use super::watch::{FileOutcome, Kept, Walked, Watcher, parent};
 use super::{
     DEFAULT_MAX_FILE_SIZE, Entry, Listing, MAX_IGNORE_FILE_SIZE, RepoSource, SkipReason, SkipStats,
     Stamp, has_binary_extension, validate_relative,
@@ -19,6 +21,11 @@ const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".bzr", ".jj"];
 
 /// The ignore files the walk reads in every directory.
 const IGNORE_FILES: &[&str] = &[".gitignore", ".ignore"];
+
+/// Whether a file of this name changes what the walk ignores.
+pub(super) fn is_ignore_file(name: &str) -> bool {
+    IGNORE_FILES.contains(&name)
+}
 
 /// The ignore files of `dir` (and, at the root, `.git/info/exclude`) that are over
 /// [`MAX_IGNORE_FILE_SIZE`].
@@ -42,12 +49,16 @@ fn oversized_ignore_files(dir: &Path, root: bool) -> Vec<PathBuf> {
 /// root, and skips binaries and files over the size cap, counting each skip. When the
 /// root is inside a git work tree, it also offers the history of HEAD
 /// ([`RepoSource::history`]).
+///
+/// Built with [`FsSourceBuilder::watch`], it lists by difference on Linux (see
+/// [`FsSource::list`]). Clones share the watch.
 #[derive(Debug, Clone)]
 pub struct FsSource {
     root: PathBuf,
     canonical_root: PathBuf,
     max_file_size: u64,
     honor_ignore_files: bool,
+    watcher: Option<Arc<Mutex<Watcher>>>,
 }
 
 /// Builder for [`FsSource`]; validates the root in [`FsSourceBuilder::build`].
@@ -56,6 +67,7 @@ pub struct FsSourceBuilder {
     root: PathBuf,
     max_file_size: u64,
     honor_ignore_files: bool,
+    watch: bool,
 }
 
 impl FsSourceBuilder {
@@ -68,6 +80,19 @@ impl FsSourceBuilder {
     /// Whether `.gitignore`/`.ignore` files are honoured (default true).
     pub fn honor_ignore_files(mut self, yes: bool) -> Self {
         self.honor_ignore_files = yes;
+        self
+    }
+
+    /// Whether to watch the tree for changes (default false), for long-lived
+    /// processes that list the same repository again and again (an MCP server, a
+    /// notebook): on Linux, a listing after the first re-states only the paths the
+    /// kernel reported as changed, instead of every file, and lists exactly what a
+    /// full walk would. Costs one inotify instance and a watch per directory; where
+    /// the platform, a system limit or the tree does not allow it (symbolic links,
+    /// hard links, network file systems, over 65,536 directories), every listing is
+    /// a full walk, as without it.
+    pub fn watch(mut self, yes: bool) -> Self {
+        self.watch = yes;
         self
     }
 
@@ -95,6 +120,7 @@ impl FsSourceBuilder {
             canonical_root,
             max_file_size: self.max_file_size,
             honor_ignore_files: self.honor_ignore_files,
+            watcher: self.watch.then(Arc::default),
         })
     }
 }
@@ -114,7 +140,16 @@ impl FsSource {
             root: root.into(),
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             honor_ignore_files: true,
+            watch: false,
         }
+    }
+
+    /// Whether the last listing left the tree watched, so that the next one lists
+    /// by difference (see [`FsSourceBuilder::watch`]).
+    pub fn is_watching(&self) -> bool {
+        self.watcher
+            .as_ref()
+            .is_some_and(|w| lock_watcher(w).is_watching())
     }
 
     /// The root as given.
@@ -143,12 +178,8 @@ impl FsSource {
         Some(out)
     }
 
-    /// The listing entry of one walked item, or why it is skipped (`None`: not a
-    /// file).
-    fn entry_of(
-        &self,
-        item: std::result::Result<ignore::DirEntry, ignore::Error>,
-    ) -> Option<std::result::Result<Entry, (SkipReason, String)>> {
+    /// What the listing makes of one walked item.
+    fn seen(&self, item: std::result::Result<ignore::DirEntry, ignore::Error>, stat: bool) -> Seen {
         let entry = match item {
             Ok(entry) => entry,
             Err(err) => {
@@ -164,29 +195,45 @@ impl FsSource {
                 let shown = path
                     .and_then(|p| self.relative(p))
                     .unwrap_or_else(|| err.to_string());
-                return Some(Err((reason, shown)));
+                return Seen::WalkSkip(reason, shown);
             }
         };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            return None;
+        let link = entry.path_is_symlink();
+        let kind = entry.file_type();
+        if kind.is_some_and(|t| t.is_dir()) {
+            return match self.relative(entry.path()) {
+                Some(rel) => Seen::Dir(rel, link),
+                None => Seen::Other(true),
+            };
+        }
+        if !stat || !kind.is_some_and(|t| t.is_file()) {
+            return Seen::Other(link);
         }
         let Some(rel) = self.relative(entry.path()) else {
-            return Some(Err((
-                SkipReason::NonUtf8Path,
-                entry.path().to_string_lossy().into_owned(),
-            )));
+            let shown = entry.path().to_string_lossy().into_owned();
+            return Seen::WalkSkip(SkipReason::NonUtf8Path, shown);
         };
+        let (outcome, hard_linked) = self.outcome(rel, || entry.metadata().ok());
+        Seen::File(outcome, link || hard_linked)
+    }
+
+    /// What the listing makes of the file at `rel`, given its metadata (following
+    /// links, read only when the name does not already rule the file out), and
+    /// whether it has other names (hard links).
+    fn outcome(
+        &self,
+        rel: String,
+        metadata: impl FnOnce() -> Option<std::fs::Metadata>,
+    ) -> (FileOutcome, bool) {
         if has_binary_extension(&rel) {
-            return Some(Err((SkipReason::Binary, rel)));
+            return (FileOutcome::Skipped(SkipReason::Binary, rel), false);
         }
-        let meta = match entry.metadata() {
-            Ok(meta) => meta,
-            Err(_) => {
-                return Some(Err((SkipReason::Unreadable, rel)));
-            }
+        let Some(meta) = metadata() else {
+            return (FileOutcome::Skipped(SkipReason::Unreadable, rel), false);
         };
+        let hard_linked = link_count(&meta) > 1;
         if meta.len() > self.max_file_size {
-            return Some(Err((SkipReason::TooLarge, rel)));
+            return (FileOutcome::Skipped(SkipReason::TooLarge, rel), hard_linked);
         }
         let mtime = meta
             .modified()
@@ -194,23 +241,20 @@ impl FsSource {
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .map(|d| d.as_nanos())
             .unwrap_or(0);
-        Some(Ok(Entry {
+        let entry = Entry {
             path: rel,
             size: meta.len(),
             stamp: Stamp::Modified {
                 nanos: mtime,
                 inode: inode_of(&meta),
             },
-        }))
-    }
-}
-
-impl RepoSource for FsSource {
-    fn label(&self) -> String {
-        self.root.display().to_string()
+        };
+        (FileOutcome::Listed(entry), hard_linked)
     }
 
-    fn list(&self) -> Result<Listing> {
+    /// Whether ignore files are honoured on this walk, and the skips of the root's
+    /// ignore files that are too large to be.
+    fn honor(&self) -> (bool, SkipStats) {
         let mut root_skips = SkipStats::default();
         let mut honor = self.honor_ignore_files;
         if honor {
@@ -220,9 +264,19 @@ impl RepoSource for FsSource {
                 root_skips.record(SkipReason::IgnoreFileTooLarge, shown);
             }
         }
-        let skipped = Arc::new(Mutex::new(root_skips));
-        let filter_skips = Arc::clone(&skipped);
+        (honor, root_skips)
+    }
+
+    /// Walks the tree: every directory, and every file when `stat` (with a `stat`
+    /// each). With `scope`, only the files directly in those directories (relative
+    /// paths), reached through their ancestors, so that they are ignored or not
+    /// exactly as in a full walk.
+    fn walk(&self, honor: bool, scope: Option<&BTreeSet<String>>, stat: bool) -> Walked {
+        let walk_skips = Arc::new(Mutex::new(SkipStats::default()));
+        let links_out = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (filter_skips, filter_links) = (Arc::clone(&walk_skips), Arc::clone(&links_out));
         let canonical_root = self.canonical_root.clone();
+        let scope = scope.cloned().map(Arc::new);
         let walker = WalkBuilder::new(&self.canonical_root)
             .hidden(false)
             .parents(false)
@@ -234,7 +288,14 @@ impl RepoSource for FsSource {
             .follow_links(true)
             .sort_by_file_name(|a, b| a.cmp(b))
             .filter_entry(move |entry| {
-                if entry.depth() > 0 && entry.file_type().is_some_and(|t| t.is_dir()) {
+                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                if entry.depth() > 0
+                    && let Some(scope) = &scope
+                    && !in_scope(scope, &canonical_root, entry.path(), is_dir)
+                {
+                    return false;
+                }
+                if entry.depth() > 0 && is_dir {
                     let name = entry.file_name().to_str().unwrap_or("");
                     if VCS_DIRS.contains(&name) {
                         return false;
@@ -247,14 +308,13 @@ impl RepoSource for FsSource {
                         Vec::new()
                     };
                     if !oversized.is_empty() {
-                        if let Ok(mut stats) = filter_skips.lock() {
-                            for path in oversized {
-                                let shown = path.strip_prefix(&canonical_root).unwrap_or(&path);
-                                stats.record(
-                                    SkipReason::IgnoreFileTooLarge,
-                                    shown.to_string_lossy().replace('\\', "/"),
-                                );
-                            }
+                        let mut stats = lock(&filter_skips);
+                        for path in oversized {
+                            let shown = path.strip_prefix(&canonical_root).unwrap_or(&path);
+                            stats.record(
+                                SkipReason::IgnoreFileTooLarge,
+                                shown.to_string_lossy().replace('\\', "/"),
+                            );
                         }
                         return false;
                     }
@@ -267,38 +327,157 @@ impl RepoSource for FsSource {
                     Ok(_) => SkipReason::OutsideRoot,
                     Err(_) => SkipReason::BrokenLink,
                 };
+                filter_links.store(true, std::sync::atomic::Ordering::Relaxed);
                 let shown = entry
                     .path()
                     .strip_prefix(&canonical_root)
                     .unwrap_or(entry.path());
-                if let Ok(mut stats) = filter_skips.lock() {
-                    stats.record(reason, shown.to_string_lossy().replace('\\', "/"));
-                }
+                lock(&filter_skips).record(reason, shown.to_string_lossy().replace('\\', "/"));
                 false
             })
             .build_parallel();
 
         // Directories are read and files stat'ed on every core; the order is
-        // restored by the sort below.
-        let entries = Mutex::new(Vec::new());
-        let local = Mutex::new(SkipStats::default());
+        // restored when the listing is made.
+        let walked = Mutex::new(Walked::default());
         walker.run(|| {
             Box::new(|item| {
-                match self.entry_of(item) {
-                    Some(Ok(entry)) => lock(&entries).push(entry),
-                    Some(Err((reason, path))) => lock(&local).record(reason, path),
-                    None => {}
+                let seen = self.seen(item, stat);
+                let mut walked = lock(&walked);
+                match seen {
+                    Seen::File(outcome, unwatchable) => {
+                        walked.files.push(outcome);
+                        walked.unwatchable |= unwatchable;
+                    }
+                    Seen::Dir(rel, link) => {
+                        walked.dirs.push(rel);
+                        walked.unwatchable |= link;
+                    }
+                    Seen::WalkSkip(reason, path) => walked.walk_skips.record(reason, path),
+                    Seen::Other(link) => walked.unwatchable |= link,
                 }
                 WalkState::Continue
             })
         });
-        let mut entries = entries.into_inner().unwrap_or_else(|e| e.into_inner());
-        let local = local.into_inner().unwrap_or_else(|e| e.into_inner());
-        entries.sort_by(|a, b| a.path.cmp(&b.path));
-        entries.dedup_by(|a, b| a.path == b.path);
-        let mut skipped = skipped.lock().map(|s| s.clone()).unwrap_or_default();
-        skipped.merge(&local);
-        Ok(Listing { entries, skipped })
+        let mut walked = walked.into_inner().unwrap_or_else(|e| e.into_inner());
+        walked.walk_skips.merge(&lock(&walk_skips));
+        walked.unwatchable |= links_out.load(std::sync::atomic::Ordering::Relaxed);
+        walked
+    }
+
+    /// Patches a listing kept by the watcher with the paths that changed since;
+    /// `None` when only a full walk can tell what changed (a link or a directory
+    /// where a file was, a skip that is no file's).
+    fn patch(&self, kept: &mut Kept, paths: BTreeSet<String>, honor: bool) -> Option<()> {
+        // New names: whether they are ignored takes the ignore files of their
+        // directory and its ancestors, so their directories are walked again.
+        let mut new_dirs = BTreeSet::new();
+        for path in paths {
+            if !kept.knows(&path) {
+                new_dirs.insert(parent(&path).to_string());
+                continue;
+            }
+            let outcome = match std::fs::symlink_metadata(self.canonical_root.join(&path)) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Ok(meta) if meta.file_type().is_symlink() || meta.is_dir() => return None,
+                Ok(meta) if !meta.is_file() => None,
+                meta => {
+                    let (outcome, hard_linked) = self.outcome(path.clone(), || meta.ok());
+                    if hard_linked {
+                        return None;
+                    }
+                    Some(outcome)
+                }
+            };
+            kept.set(&path, outcome);
+        }
+        if !new_dirs.is_empty() {
+            let walked = self.walk(honor, Some(&new_dirs), true);
+            if walked.unwatchable || walked.walk_skips.total() > 0 {
+                return None;
+            }
+            kept.replace_dirs(&new_dirs, walked.files);
+        }
+        Some(())
+    }
+}
+
+/// What the walk met.
+enum Seen {
+    /// A file, listed or skipped, and whether it has other names (a symbolic or
+    /// hard link).
+    File(FileOutcome, bool),
+    /// A directory, relative to the root, and whether it was reached by a link.
+    Dir(String, bool),
+    /// A skip that is no single file's.
+    WalkSkip(SkipReason, String),
+    /// Anything else, and whether it was a link (or could not be named).
+    Other(bool),
+}
+
+/// Whether a scoped walk goes through `path`: the directories of `scope` and their
+/// ancestors, and the files directly in those directories.
+fn in_scope(scope: &BTreeSet<String>, root: &Path, path: &Path, is_dir: bool) -> bool {
+    let Some(rel) = path.strip_prefix(root).ok().and_then(Path::to_str) else {
+        return false;
+    };
+    if !is_dir {
+        return scope.contains(parent(rel));
+    }
+    scope.iter().any(|dir| {
+        dir.strip_prefix(rel)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
+}
+
+/// The `FsSource`'s watcher, locked; a watcher poisoned by a panic is reset, so that
+/// no half-patched listing is trusted.
+fn lock_watcher(watcher: &Mutex<Watcher>) -> MutexGuard<'_, Watcher> {
+    match watcher.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => {
+            let mut guard = poisoned.into_inner();
+            guard.reset();
+            watcher.clear_poison();
+            guard
+        }
+    }
+}
+
+impl RepoSource for FsSource {
+    fn label(&self) -> String {
+        self.root.display().to_string()
+    }
+
+    /// Walks the tree, or, when it is watched ([`FsSourceBuilder::watch`]), patches
+    /// the last listing with the paths the kernel reported as changed: the same
+    /// listing either way.
+    fn list(&self) -> Result<Listing> {
+        let (honor, root_skips) = self.honor();
+        let full = |walked: Walked| {
+            let mut walked = walked;
+            walked.walk_skips.merge(&root_skips);
+            walked
+        };
+        let Some(watcher) = &self.watcher else {
+            return Ok(full(self.walk(honor, None, true)).listing());
+        };
+        let mut watcher = lock_watcher(watcher);
+        if let Some((paths, kept)) = watcher.changes() {
+            if self.patch(kept, paths, honor).is_some() {
+                return Ok(kept.listing());
+            }
+            watcher.reset();
+        }
+        if watcher.wants_to_start() {
+            // Watches first, then the walk: no change made during the walk goes
+            // unreported.
+            let dirs = self.walk(honor, None, false);
+            if !dirs.unwatchable && watcher.start(&self.canonical_root, &dirs.dirs, honor) {
+                return Ok(watcher.finish(full(self.walk(honor, None, true))));
+            }
+        }
+        Ok(full(self.walk(honor, None, true)).listing())
     }
 
     fn read(&self, path: &str) -> Result<Vec<u8>> {
@@ -329,6 +508,19 @@ impl RepoSource for FsSource {
     /// outside a work tree, or on any git error: `Ok(None)`.
     fn history(&self, options: &HistoryOptions) -> Result<Option<History>> {
         Ok(read_git_history(&self.canonical_root, options))
+    }
+}
+
+/// How many names the file has (1 where the platform does not say).
+fn link_count(meta: &std::fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::MetadataExt::nlink(meta)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        1
     }
 }
 

@@ -8,6 +8,7 @@ mod content;
 mod fs;
 mod history;
 mod memory;
+mod watch;
 
 pub(crate) use content::{Content, content_hash};
 

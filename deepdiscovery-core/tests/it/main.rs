@@ -29,3 +29,4 @@ mod rules;
 mod scope;
 mod session;
 mod source;
+mod watch;

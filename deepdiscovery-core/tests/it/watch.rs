@@ -1,0 +1,221 @@
+//! A watched `FsSource` (listing by difference, inotify on Linux) lists exactly what a
+//! full walk lists, whatever happened to the tree in between: edits, new and deleted
+//! files and directories, renames, ignore files changed, binaries, files over the
+//! size cap, links.
+
+use std::fs;
+use std::path::Path;
+
+use deepdiscovery_core::source::{FsSource, Listing, RepoSource};
+use proptest::prelude::*;
+
+fn write(root: &Path, rel: &str, content: &[u8]) {
+    let path = root.join(rel);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, content).unwrap();
+}
+
+fn watched(root: &Path) -> FsSource {
+    FsSource::builder(root)
+        .max_file_size(64)
+        .watch(true)
+        .build()
+        .unwrap()
+}
+
+fn walked(root: &Path) -> Listing {
+    FsSource::builder(root)
+        .max_file_size(64)
+        .build()
+        .unwrap()
+        .list()
+        .unwrap()
+}
+
+/// The watched source's listing equals a fresh full walk's, entries and skips.
+fn assert_same(source: &FsSource, root: &Path, step: &str) {
+    let by_difference = source.list().unwrap();
+    let full = walked(root);
+    assert_eq!(by_difference.entries, full.entries, "entries after {step}");
+    assert_eq!(by_difference.skipped, full.skipped, "skips after {step}");
+}
+
+fn seed(root: &Path) {
+    write(root, ".gitignore", b"*.log\nbuild/\n");
+    write(root, "src/app.py", b"import util\n");
+    write(root, "src/util.py", b"x = 1\n");
+    write(root, "src/deep/mod.py", b"y = 2\n");
+    write(root, "docs/readme.md", b"# docs\n");
+    write(root, "logo.png", b"\x89PNG");
+    write(root, "big.txt", &[b'x'; 100]);
+    write(root, "build/out.py", b"z = 3\n");
+}
+
+#[test]
+fn edits_additions_and_deletions_are_listed_by_difference() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    let source = watched(root);
+    assert_same(&source, root, "the first listing");
+    if cfg!(target_os = "linux") {
+        assert!(
+            source.is_watching(),
+            "a plain tree on a local file system is watched"
+        );
+    }
+    write(root, "src/util.py", b"x = 11\n");
+    assert_same(&source, root, "an edit");
+    write(root, "src/new.py", b"n = 1\n");
+    assert_same(&source, root, "a new file");
+    fs::remove_file(root.join("src/app.py")).unwrap();
+    assert_same(&source, root, "a deletion");
+    fs::rename(root.join("src/new.py"), root.join("src/deep/moved.py")).unwrap();
+    assert_same(&source, root, "a rename into another directory");
+    write(root, "src/debug.log", b"ignored\n");
+    assert_same(&source, root, "an ignored file");
+    write(root, "src/util.py", &[b'y'; 100]);
+    assert_same(&source, root, "a file grown over the cap");
+    write(root, "src/util.py", b"small again\n");
+    assert_same(&source, root, "a file back under the cap");
+    write(root, "src/shot.png", b"\x89PNG");
+    assert_same(&source, root, "a new binary");
+    if cfg!(target_os = "linux") {
+        assert!(source.is_watching(), "no change so far needed a full walk");
+    }
+}
+
+#[test]
+fn changes_that_need_a_walk_are_walked() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    let source = watched(root);
+    assert_same(&source, root, "the first listing");
+    write(root, "lib/fresh/a.py", b"a = 1\n");
+    assert_same(&source, root, "new directories");
+    write(root, "lib/fresh/b.py", b"b = 1\n");
+    assert_same(&source, root, "a file in a directory created since");
+    write(root, ".gitignore", b"*.log\n");
+    assert_same(&source, root, "an ignore file that un-ignores a directory");
+    write(root, "src/.ignore", b"util.py\n");
+    assert_same(&source, root, "a new nested ignore file");
+    fs::remove_dir_all(root.join("src/deep")).unwrap();
+    assert_same(&source, root, "a directory deleted");
+    fs::create_dir_all(root.join(".git/info")).unwrap();
+    assert_same(&source, root, "a repository created");
+    write(root, ".git/info/exclude", b"docs/\n");
+    assert_same(&source, root, "an exclude file");
+}
+
+#[cfg(unix)]
+#[test]
+fn trees_with_links_are_walked_every_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    std::os::unix::fs::symlink(root.join("src"), root.join("alias")).unwrap();
+    let source = watched(root);
+    assert_same(&source, root, "the first listing");
+    assert!(
+        !source.is_watching(),
+        "a link's target changes under two names"
+    );
+    write(root, "src/util.py", b"changed\n");
+    assert_same(&source, root, "an edit seen through the link");
+
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    let source = watched(root);
+    assert_same(&source, root, "the first listing");
+    fs::hard_link(root.join("src/util.py"), root.join("docs/util.py")).unwrap();
+    assert_same(&source, root, "a hard link added");
+    assert!(
+        !source.is_watching(),
+        "a hard-linked file changes under two names"
+    );
+    write(root, "src/util.py", b"changed through one name\n");
+    assert_same(&source, root, "an edit through one of two names");
+}
+
+/// One change to the tree, drawn by the property test.
+#[derive(Debug, Clone)]
+enum Change {
+    Write { file: usize, size: usize },
+    Delete { file: usize },
+    Rename { from: usize, to: usize },
+    Ignore { pattern: usize },
+}
+
+const NAMES: &[&str] = &[
+    "a.py",
+    "b.log",
+    "c.png",
+    "src/d.py",
+    "src/e.log",
+    "src/sub/f.py",
+    "src/sub/g.txt",
+    "build/h.py",
+    "new/i.py",
+    "new/deeper/j.py",
+];
+
+const PATTERNS: &[&str] = &[
+    "",
+    "*.log\n",
+    "src/sub/\n",
+    "build/\n*.txt\n",
+    "!b.log\n*.py\n",
+];
+
+fn change() -> impl Strategy<Value = Change> {
+    let file = 0..NAMES.len();
+    prop_oneof![
+        4 => (file.clone(), 0usize..100).prop_map(|(file, size)| Change::Write { file, size }),
+        2 => file.clone().prop_map(|file| Change::Delete { file }),
+        1 => (file.clone(), file).prop_map(|(from, to)| Change::Rename { from, to }),
+        1 => (0..PATTERNS.len()).prop_map(|pattern| Change::Ignore { pattern }),
+    ]
+}
+
+fn apply(root: &Path, change: &Change) {
+    match change {
+        Change::Write { file, size } => write(root, NAMES[*file], &vec![b'q'; *size]),
+        Change::Delete { file } => {
+            let _ = fs::remove_file(root.join(NAMES[*file]));
+        }
+        Change::Rename { from, to } => {
+            let target = root.join(NAMES[*to]);
+            fs::create_dir_all(target.parent().unwrap()).unwrap();
+            let _ = fs::rename(root.join(NAMES[*from]), target);
+        }
+        Change::Ignore { pattern } => write(root, ".gitignore", PATTERNS[*pattern].as_bytes()),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// After any sequence of changes, listed after each or after several at once,
+    /// the listing by difference is the full walk's.
+    #[test]
+    fn any_changes_list_as_a_full_walk(
+        rounds in prop::collection::vec(prop::collection::vec(change(), 1..4), 1..8)
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        seed(root);
+        let source = watched(root);
+        prop_assert_eq!(source.list().unwrap().entries, walked(root).entries);
+        for (i, round) in rounds.iter().enumerate() {
+            for change in round {
+                apply(root, change);
+            }
+            let by_difference = source.list().unwrap();
+            let full = walked(root);
+            prop_assert_eq!(&by_difference.entries, &full.entries, "round {}: {:?}", i, round);
+            prop_assert_eq!(&by_difference.skipped, &full.skipped, "round {}: {:?}", i, round);
+        }
+    }
+}
