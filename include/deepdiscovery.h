@@ -176,7 +176,11 @@ void dd_string_free(char *s);
  *     shared by processes (default true; answers are the same without it);
  *   - `"cache_dir"`: string, its directory (default: `$DEEPDISCOVERY_CACHE_DIR`,
  *     else the platform's cache directory). A directory that cannot be used
- *     means no cache, never an error.
+ *     means no cache, never an error;
+ *   - `"watch"`: boolean, whether the directory is watched so that each query
+ *     lists only what changed since the last (default false; on Linux, with
+ *     inotify; for long-lived handles queried again and again). The answers are
+ *     the same either way.
  *
  * Unknown keys are an error. Nothing is read or parsed before the first query.
  *

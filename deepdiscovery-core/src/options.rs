@@ -74,9 +74,25 @@ pub struct SessionOptions {
     /// [`crate::cache::default_dir`]: `$DEEPDISCOVERY_CACHE_DIR`, else the platform's
     /// cache directory).
     pub cache_dir: Option<String>,
+    /// `watch`: whether a session opened on a directory watches it, so that a
+    /// query lists only what changed since the last (default false; see
+    /// [`crate::source::FsSourceBuilder::watch`]).
+    pub watch: Option<bool>,
 }
 
 impl SessionOptions {
+    /// A session on the directory `root` with these options (the source watched
+    /// when `watch` says so).
+    ///
+    /// # Errors
+    /// See [`crate::source::FsSourceBuilder::build`] and [`SessionOptions::apply`].
+    pub fn open(&self, root: impl Into<std::path::PathBuf>) -> Result<Session> {
+        let source = crate::source::FsSource::builder(root)
+            .watch(self.watch.unwrap_or(false))
+            .build()?;
+        self.apply(Session::new(source))
+    }
+
     /// The session with these options applied.
     ///
     /// # Errors
@@ -123,7 +139,14 @@ pub fn session_options(text: Option<&str>) -> Result<SessionOptions, Failure> {
     let obj = Obj::new(
         &object,
         "config",
-        &["builtin_rules", "rules", "history", "cache", "cache_dir"],
+        &[
+            "builtin_rules",
+            "rules",
+            "history",
+            "cache",
+            "cache_dir",
+            "watch",
+        ],
     )?;
     Ok(SessionOptions {
         builtin_rules: obj.bool("builtin_rules")?,
@@ -131,6 +154,7 @@ pub fn session_options(text: Option<&str>) -> Result<SessionOptions, Failure> {
         history: obj.with("history", history)?,
         cache: obj.bool("cache")?,
         cache_dir: obj.string("cache_dir")?,
+        watch: obj.bool("watch")?,
     })
 }
 
@@ -688,5 +712,26 @@ mod tests {
             err.message
                 .contains("config.builtin_rules must be a boolean")
         );
+    }
+
+    #[test]
+    fn watch_opens_a_watched_source() {
+        let options = session_options(Some(r#"{"watch": true, "cache": false}"#)).unwrap();
+        assert_eq!(options.watch, Some(true));
+        let err = session_options(Some(r#"{"watch": 1}"#)).unwrap_err();
+        assert!(err.message.contains("config.watch must be a boolean"));
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let session = options.open(&root).unwrap();
+        let first = session.artifacts().unwrap().len();
+        assert!(first > 0);
+        assert_eq!(
+            session.artifacts().unwrap().len(),
+            first,
+            "the same listing by difference"
+        );
+        assert!(matches!(
+            SessionOptions::default().open(root.join("no-such-dir")),
+            Err(crate::Error::RootNotFound(_))
+        ));
     }
 }

@@ -73,7 +73,11 @@ fn task(text: &str, hints: deepdiscovery_core::Hints) -> Result<Task, Failure> {
 ///     shared by processes (default true; answers are the same without it);
 ///   - `"cache_dir"`: string, its directory (default: `$DEEPDISCOVERY_CACHE_DIR`,
 ///     else the platform's cache directory). A directory that cannot be used
-///     means no cache, never an error.
+///     means no cache, never an error;
+///   - `"watch"`: boolean, whether the directory is watched so that each query
+///     lists only what changed since the last (default false; on Linux, with
+///     inotify; for long-lived handles queried again and again). The answers are
+///     the same either way.
 ///
 /// Unknown keys are an error. Nothing is read or parsed before the first query.
 ///
@@ -101,7 +105,7 @@ pub unsafe extern "C" fn dd_session_open(
             let out = required_out(out, "out")?;
             let root = str_arg(root, "root")?;
             let config = options::session_options(optional_str_arg(config_json, "config_json")?)?;
-            let session = config.apply(Session::open(root)?)?;
+            let session = config.open(root)?;
             let handle = Box::new(DdSession {
                 inner: RwLock::new(Some(session)),
             });

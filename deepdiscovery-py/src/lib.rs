@@ -68,7 +68,8 @@ struct PySession {
 impl PySession {
     /// Opens a session on a directory (`root`) or on in-memory files (`files`, a
     /// mapping of repository-relative path to text), with the session options as
-    /// JSON (`config_json`: `builtin_rules`, `rules`, `history`, `cache`, `cache_dir`) and optional
+    /// JSON (`config_json`: `builtin_rules`, `rules`, `history`, `cache`, `cache_dir`,
+    /// `watch`) and optional
     /// plug-ins (`llm = (complete, name, context_window)`, `embedder = (embed,
     /// dimension)`, dimension 0 when the embedder does not declare one).
     #[new]
@@ -83,8 +84,10 @@ impl PySession {
     ) -> PyResult<Self> {
         let config = options::session_options(config_json).map_err(|e| options_to_py(py, e))?;
         let mut session = match (root, files) {
-            (Some(root), None) => py.detach(|| Session::open(root)),
-            (None, Some(files)) => MemorySource::from_files(files).map(Session::new),
+            (Some(root), None) => py.detach(|| config.open(root)),
+            (None, Some(files)) => MemorySource::from_files(files)
+                .map(Session::new)
+                .and_then(|s| config.apply(s)),
             _ => {
                 return Err(raise(
                     py,
@@ -94,7 +97,6 @@ impl PySession {
                 ));
             }
         }
-        .and_then(|s| config.apply(s))
         .map_err(|e| to_py(py, e))?;
         if let Some((complete, name, window)) = llm {
             session =

@@ -249,7 +249,7 @@ def discover(
     **overrides: Any,
 ) -> ContextPackage:
     """One-shot :meth:`Session.discover` on ``repo`` (a path or a dict of files)."""
-    session = Session(repo, config=config, llm=llm, embedder=embedder)
+    session = Session(repo, config=_one_shot(config), llm=llm, embedder=embedder)
     return session.discover(task, hints=hints, **overrides)
 
 
@@ -262,4 +262,11 @@ def locate(
     **overrides: Any,
 ) -> Dict[str, Any]:
     """One-shot :meth:`Session.locate` on ``repo``."""
-    return Session(repo, config=config).locate(task, hints=hints, **overrides)
+    return Session(repo, config=_one_shot(config)).locate(task, hints=hints, **overrides)
+
+
+def _one_shot(config: Optional[Config]) -> Config:
+    """The config of a session queried once: nothing to gain from watching."""
+    if config is not None and not isinstance(config, Config):
+        raise ConfigError(f"config must be a deepdiscovery.Config, got {type(config).__name__}")
+    return (config or Config()).replace(watch=False)

@@ -508,7 +508,8 @@ def _config(args: argparse.Namespace) -> Config:
         changes["cache"] = False
     if getattr(args, "cache_dir", None) is not None:
         changes["cache_dir"] = args.cache_dir
-    return Config(**changes)
+    # One query per process: nothing to gain from watching the tree.
+    return Config(watch=False, **changes)
 
 
 def _hints(args: argparse.Namespace) -> Hints:

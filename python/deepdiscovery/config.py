@@ -120,6 +120,11 @@ class Config:
       (default: ``$DEEPDISCOVERY_CACHE_DIR``, else the platform's cache directory,
       ``~/.cache/deepdiscovery`` on Linux). A directory that cannot be used means no
       cache, never an error.
+    - ``watch``: watch the repository's directories (inotify, on Linux) so that a
+      query lists only the files that changed since the session's last query instead
+      of every file (True). For sessions queried again and again (notebooks, agents,
+      the MCP server); the answers are the same either way. The one-shot
+      :func:`discover` and :func:`locate` and the CLI do not watch.
     """
 
     anchors: int = 8
@@ -158,6 +163,7 @@ class Config:
     builtin_rules: bool = True
     cache: bool = True
     cache_dir: Optional[str] = None
+    watch: bool = True
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -286,6 +292,7 @@ class Config:
         options["cache"] = self.cache
         if self.cache_dir is not None:
             options["cache_dir"] = self.cache_dir
+        options["watch"] = self.watch
         return options
 
     def to_dict(self) -> Dict[str, Any]:

@@ -149,6 +149,22 @@ static void test_errors(const char *repo, const char *a_file) {
   check_failure("open with a wrong config type", status, DD_STATUS_INVALID_CONFIG, NULL, error,
                 "config.builtin_rules must be a boolean");
 
+  status = dd_session_open(repo, "{\"watch\": \"yes\"}", &session, &error);
+  check_failure("open with a watch that is no boolean", status, DD_STATUS_INVALID_CONFIG, NULL,
+                error, "config.watch must be a boolean");
+
+  /* A watched session answers as an unwatched one. */
+  CHECK(dd_session_open(repo, "{\"watch\": true}", &session, &error) == DD_STATUS_OK);
+  for (int round = 0; round < 2; round++) { /* the second lists by difference */
+    CHECK(dd_locate(session, TASK, NULL, &out, &error) == DD_STATUS_OK);
+    CHECK(out != NULL && strcmp(member(jm_first(jm_get(out, "anchors")), "path"),
+                                EXPECTED_FIRST) == 0);
+    dd_string_free(out);
+    out = NULL;
+  }
+  dd_session_free(session);
+  session = NULL;
+
   /* error_out may be NULL: only the status then. */
   CHECK(dd_session_open("/no/such/repository", NULL, &session, NULL) == DD_STATUS_ROOT_NOT_FOUND);
 
