@@ -11,6 +11,7 @@ mod grammar;
 mod sites;
 
 pub(crate) use grammar::grammar_shapes;
+pub(crate) use grammar::prepare as prepare_grammars;
 pub use grammar::{CODE_LANGUAGES, Grammar, grammar_for};
 
 use serde::{Deserialize, Serialize};

@@ -557,6 +557,40 @@ impl Session {
         history
     }
 
+    /// Starts compiling the fact queries of the code languages this query will
+    /// likely parse (see [`crate::facts::prepare_grammars`]), as of the listing the
+    /// query started with: those of at least one code file in fifty, unless the
+    /// on-disk cache proves most code files unchanged since an earlier process,
+    /// whose facts it then holds (nothing would be parsed).
+    pub(crate) fn prepare_grammars(&self) {
+        let mut counts: Vec<(Language, usize)> = Vec::new();
+        let (mut code, mut known) = (0usize, 0usize);
+        {
+            let state = lock(&self.state);
+            for slot in state.slots.values() {
+                let language = slot.language;
+                if !crate::facts::CODE_LANGUAGES.contains(&language) {
+                    continue;
+                }
+                code += 1;
+                known += usize::from(slot.known_hash().is_some());
+                match counts.iter_mut().find(|(l, _)| *l == language) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((language, 1)),
+                }
+            }
+        }
+        if self.disk.is_some() && known * 2 > code {
+            return;
+        }
+        let languages = counts
+            .into_iter()
+            .filter(|&(_, n)| n * 50 >= code)
+            .map(|(l, _)| l)
+            .collect();
+        crate::facts::prepare_grammars(languages);
+    }
+
     pub(crate) fn read_text(&self, path: &str) -> Option<String> {
         let bytes = self.source.read(path).ok()?;
         Some(String::from_utf8_lossy(&bytes).into_owned())

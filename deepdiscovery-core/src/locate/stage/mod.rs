@@ -75,6 +75,9 @@ pub(crate) fn run(
     config.validate()?;
     let start = Instant::now();
     let artifacts = session.artifacts()?;
+    // The narrowing below parses the best candidates: their grammars compile
+    // meanwhile.
+    session.prepare_grammars();
     let listed: Vec<ListedFile<'_>> = artifacts
         .iter()
         .map(|a| ListedFile {
