@@ -7,7 +7,11 @@
 //! - `cold_discover_1_thread`: the same in a one-thread rayon pool, for the parallel
 //!   speed-up (the output is identical, `tests/it/freshness.rs` checks it);
 //! - `warm_discover`: a `Session` that answered the task before, after 10 files were
-//!   edited and 10 added or deleted.
+//!   edited and 10 added or deleted; its source watches the tree, as the sessions of
+//!   long-lived processes do (Python, the MCP server);
+//! - `warm_discover_edits_only`: the same after 10 files were edited (issue 23's
+//!   workload);
+//! - `warm_discover_unwatched`: `warm_discover` with a full listing per query.
 //!
 //! ```sh
 //! cargo bench -p deepdiscovery-core --bench query
@@ -19,7 +23,7 @@ use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use deepdiscovery_core::{DiscoverConfig, Session, Task};
+use deepdiscovery_core::{DiscoverConfig, FsSource, Session, Task};
 
 #[path = "support/synthetic.rs"]
 mod synthetic;
@@ -75,16 +79,25 @@ fn bench(c: &mut Criterion) {
             })
         })
     });
-    let session = Session::open(&root).expect("open");
-    discover(&session, &task);
     let mut round = 0;
-    group.bench_function("warm_discover", |b| {
-        b.iter_batched(
-            || synthetic::edit(&root, &mut round),
-            |()| black_box(discover(&session, &task)),
-            BatchSize::PerIteration,
-        )
-    });
+    type Edit = fn(&Path, &mut usize);
+    let warm: [(&str, bool, Edit); 3] = [
+        ("warm_discover", true, synthetic::edit),
+        ("warm_discover_edits_only", true, synthetic::edit_only),
+        ("warm_discover_unwatched", false, synthetic::edit),
+    ];
+    for (name, watch, edit) in warm {
+        let source = FsSource::builder(&root).watch(watch).build().expect("open");
+        let session = Session::new(source);
+        discover(&session, &task);
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || edit(&root, &mut round),
+                |()| black_box(discover(&session, &task)),
+                BatchSize::PerIteration,
+            )
+        });
+    }
     group.finish();
     // Leave the repository as generated.
     let _ = fs::remove_dir_all(root.join("bench_edits"));

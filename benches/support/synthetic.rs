@@ -316,6 +316,13 @@ pub fn task(files: usize) -> String {
 /// Edits 10 files (one line toggled) and adds or deletes 10 others: the workload of
 /// an agent between two turns.
 pub fn edit(root: &Path, round: &mut usize) {
+    edit_only(root, round);
+    add_or_delete(root, *round);
+}
+
+/// Edits 10 files (one line toggled), spread over the repository: the workload of
+/// issue 23's warm target.
+pub fn edit_only(root: &Path, round: &mut usize) {
     *round += 1;
     let session = deepdiscovery_core::Session::open(root).expect("open");
     let sources: Vec<String> = session
@@ -335,6 +342,10 @@ pub fn edit(root: &Path, round: &mut usize) {
         };
         fs::write(&full, text).expect("edit");
     }
+}
+
+/// Adds 10 files under `bench_edits/`, or deletes them when they are there.
+fn add_or_delete(root: &Path, round: usize) {
     let dir = root.join("bench_edits");
     fs::create_dir_all(&dir).expect("mkdir");
     for k in 0..10 {
@@ -342,7 +353,7 @@ pub fn edit(root: &Path, round: &mut usize) {
         if file.exists() {
             fs::remove_file(&file).expect("delete");
         } else {
-            let text = format!("def added_{k}_{round}(x):\n    return x\n", round = *round);
+            let text = format!("def added_{k}_{round}(x):\n    return x\n");
             fs::write(&file, text).expect("add");
         }
     }

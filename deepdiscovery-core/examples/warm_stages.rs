@@ -65,8 +65,14 @@ fn main() {
     }
     session.discover(&task, &config).expect("discover");
     let mut round = 0;
+    // `EDITS_ONLY=1`: 10 files edited per round, none added or deleted.
+    let edit = if std::env::var_os("EDITS_ONLY").is_some() {
+        synthetic::edit_only
+    } else {
+        synthetic::edit
+    };
     for _ in 0..iters {
-        synthetic::edit(&root, &mut round);
+        edit(&root, &mut round);
         let start = Instant::now();
         let package = session.discover(&task, &config).expect("discover");
         let stats = session.stats();
