@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 fixtures=../tests/fixtures
 corpus=target/corpus
 mkdir -p "$corpus/config" "$corpus/code_facts" "$corpus/task" "$corpus/rule_specs" "$corpus/options_json" "$corpus/mcp" \
-    "$corpus/cache_entry" "$corpus/cache_tables" "$corpus/eval_scores"
+    "$corpus/cache_entry" "$corpus/cache_tables" "$corpus/eval_scores" "$corpus/watch_listing"
 # Cache payloads are JSON documents (facts) or binary indexes; the tables' payloads
 # are records; eval scores a JSON array of task scores.
 printf '{}' > "$corpus/cache_entry/seed-empty"
@@ -18,6 +18,8 @@ printf '\001\000\000\000' > "$corpus/cache_tables/seed-count"
 printf '{"language":"python","facts":{}}' > "$corpus/cache_tables/seed-facts"
 printf '[{"gold_ranks":[1,null],"in_anchors":[true,false],"in_set":[true,false],"set_size":3},{"gold_ranks":[]}]' \
     > "$corpus/eval_scores/seed-1"
+# Change scripts of the watched listing: (operation, argument) byte pairs.
+printf '\000\001\003\003\004\017\005\002\010\001\377\000\011\002\006\001' > "$corpus/watch_listing/seed-rounds"
 n=0
 seed() { # seed TARGET BYTE FILE
     n=$((n + 1))

@@ -273,8 +273,8 @@ impl FsSource {
     /// exactly as in a full walk.
     fn walk(&self, honor: bool, scope: Option<&BTreeSet<String>>, stat: bool) -> Walked {
         let walk_skips = Arc::new(Mutex::new(SkipStats::default()));
-        let links_out = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (filter_skips, filter_links) = (Arc::clone(&walk_skips), Arc::clone(&links_out));
+        let links = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (filter_skips, filter_links) = (Arc::clone(&walk_skips), Arc::clone(&links));
         let canonical_root = self.canonical_root.clone();
         let scope = scope.cloned().map(Arc::new);
         let walker = WalkBuilder::new(&self.canonical_root)
@@ -288,6 +288,11 @@ impl FsSource {
             .follow_links(true)
             .sort_by_file_name(|a, b| a.cmp(b))
             .filter_entry(move |entry| {
+                // A link anywhere, even outside a scoped walk's directories, makes
+                // the tree unwatchable: the watch cannot follow changes through it.
+                if entry.path_is_symlink() {
+                    filter_links.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
                 let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
                 if entry.depth() > 0
                     && let Some(scope) = &scope
@@ -327,7 +332,6 @@ impl FsSource {
                     Ok(_) => SkipReason::OutsideRoot,
                     Err(_) => SkipReason::BrokenLink,
                 };
-                filter_links.store(true, std::sync::atomic::Ordering::Relaxed);
                 let shown = entry
                     .path()
                     .strip_prefix(&canonical_root)
@@ -361,7 +365,7 @@ impl FsSource {
         });
         let mut walked = walked.into_inner().unwrap_or_else(|e| e.into_inner());
         walked.walk_skips.merge(&lock(&walk_skips));
-        walked.unwatchable |= links_out.load(std::sync::atomic::Ordering::Relaxed);
+        walked.unwatchable |= links.load(std::sync::atomic::Ordering::Relaxed);
         walked
     }
 

@@ -124,6 +124,16 @@ fn trees_with_links_are_walked_every_time() {
     write(root, "src/util.py", b"changed\n");
     assert_same(&source, root, "an edit seen through the link");
 
+    // A link made after the first listing (found by `make fuzz`, watch_listing).
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    let source = watched(root);
+    assert_same(&source, root, "the first listing");
+    std::os::unix::fs::symlink(root.join("src"), root.join("later")).unwrap();
+    assert_same(&source, root, "a link to a directory added");
+    assert!(!source.is_watching(), "a link added ends the watch");
+
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     seed(root);
