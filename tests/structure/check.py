@@ -18,15 +18,18 @@ MAX_LINES = 1000
 
 
 def code_of(path):
-    """The file's lines before its test module, without comment lines."""
+    """The file's lines before its test module (a `#[cfg(test)]` on a `mod`; one on
+    a single item does not end the code), without comment lines."""
     lines = []
-    for line in open(path, encoding="utf-8"):
-        if line.startswith("#[cfg(test)]"):
+    text = open(path, encoding="utf-8").read().split("\n")
+    for i, line in enumerate(text):
+        following = next((t for t in text[i + 1 :] if t.strip()), "")
+        if line.startswith("#[cfg(test)]") and re.match(r"(pub(\([a-z]+\))? )?mod ", following):
             break
         if line.lstrip().startswith("//"):
             lines.append("")
             continue
-        lines.append(line)
+        lines.append(line + "\n")
     return lines
 
 

@@ -21,6 +21,7 @@ mod score;
 mod stage;
 pub mod task_type;
 mod template;
+mod tokens;
 pub mod view;
 
 use std::collections::HashMap;
