@@ -477,7 +477,9 @@ impl RepoSource for FsSource {
             // Watches first, then the walk: no change made during the walk goes
             // unreported.
             let dirs = self.walk(honor, None, false);
-            if !dirs.unwatchable && watcher.start(&self.canonical_root, &dirs.dirs, honor) {
+            if dirs.unwatchable {
+                watcher.give_up();
+            } else if watcher.start(&self.canonical_root, &dirs.dirs, honor) {
                 return Ok(watcher.finish(full(self.walk(honor, None, true))));
             }
         }

@@ -231,8 +231,10 @@ mod imp {
     #[derive(Debug, Default)]
     pub(in crate::source) struct Watcher {
         watch: Option<Watch>,
-        /// A limit of the system refused a watch (too many watches or instances):
-        /// not tried again.
+        /// The tree or the system does not allow a watch (links, a file system not
+        /// known to report every change, too many directories, a bind mount, a limit
+        /// on watches or instances): not tried again for this source, so that a
+        /// tree that cannot be watched costs one walk per listing, not two.
         refused: bool,
     }
 
@@ -250,6 +252,12 @@ mod imp {
         /// Whether a watch should be set up before the next full walk.
         pub(in crate::source) fn wants_to_start(&self) -> bool {
             !self.refused
+        }
+
+        /// Gives up watching this tree for good (see `refused`).
+        pub(in crate::source) fn give_up(&mut self) {
+            self.watch = None;
+            self.refused = true;
         }
 
         /// The paths (relative to the root) that changed since the last listing,
@@ -278,6 +286,7 @@ mod imp {
         ) -> bool {
             self.watch = None;
             if self.refused || dirs.len() > MAX_WATCHED_DIRS {
+                self.refused = true;
                 return false;
             }
             let fd = match inotify::init(CreateFlags::NONBLOCK | CreateFlags::CLOEXEC) {
@@ -305,15 +314,22 @@ mod imp {
                 } else {
                     root.join(dir)
                 };
-                let local = rustix::fs::statfs(&path)
-                    .is_ok_and(|fs| LOCAL_FILE_SYSTEMS.contains(&(fs.f_type as u32)));
-                if !local {
-                    return false;
+                match rustix::fs::statfs(&path) {
+                    Ok(fs) if LOCAL_FILE_SYSTEMS.contains(&(fs.f_type as u32)) => {}
+                    Ok(_) => {
+                        self.refused = true;
+                        return false;
+                    }
+                    // Gone since the walk: the next listing tries again.
+                    Err(_) => return false,
                 }
                 match inotify::add_watch(&fd, &path, tree) {
                     // The same directory reached twice (a bind mount): a change
                     // would be reported under one name only.
-                    Ok(wd) if watched.contains_key(&wd) => return false,
+                    Ok(wd) if watched.contains_key(&wd) => {
+                        self.refused = true;
+                        return false;
+                    }
                     Ok(wd) => {
                         watched.insert(wd, Watched::Dir(dir.clone()));
                     }
@@ -361,7 +377,11 @@ mod imp {
                     _ => None,
                 })
                 .collect();
-            if walked.unwatchable || walked.dirs.iter().any(|d| !dirs.contains(d.as_str())) {
+            if walked.unwatchable {
+                self.give_up();
+                return walked.listing();
+            }
+            if walked.dirs.iter().any(|d| !dirs.contains(d.as_str())) {
                 self.watch = None;
                 return walked.listing();
             }
@@ -440,6 +460,8 @@ mod imp {
             false
         }
 
+        pub(in crate::source) fn give_up(&mut self) {}
+
         pub(in crate::source) fn changes(&mut self) -> Option<(BTreeSet<String>, &mut Kept)> {
             None
         }
@@ -451,5 +473,44 @@ mod imp {
         pub(in crate::source) fn finish(&mut self, walked: Walked) -> Listing {
             walked.listing()
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// A tree found unwatchable is given up for good: later listings are one walk
+    /// each, not a walk to set the watch up and another to list.
+    #[test]
+    fn an_unwatchable_tree_is_given_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut watcher = Watcher::default();
+        assert!(watcher.wants_to_start());
+        assert!(watcher.start(dir.path(), &[String::new()], true));
+        let walked = Walked {
+            dirs: vec![String::new()],
+            unwatchable: true,
+            ..Walked::default()
+        };
+        watcher.finish(walked);
+        assert!(!watcher.is_watching() && !watcher.wants_to_start());
+
+        // A directory that appeared between the start and the walk is no reason to
+        // give up: the next listing tries again.
+        let mut watcher = Watcher::default();
+        assert!(watcher.start(dir.path(), &[String::new()], true));
+        let walked = Walked {
+            dirs: vec![String::new(), "new".into()],
+            ..Walked::default()
+        };
+        watcher.finish(walked);
+        assert!(!watcher.is_watching() && watcher.wants_to_start());
+
+        // More directories than the limit: given up.
+        let mut watcher = Watcher::default();
+        let many = vec![String::new(); MAX_WATCHED_DIRS + 1];
+        assert!(!watcher.start(dir.path(), &many, true));
+        assert!(!watcher.wants_to_start());
     }
 }
