@@ -77,7 +77,7 @@ impl GoContext {
         let own = self
             .module_dirs
             .iter()
-            .find(|dir| dir.is_empty() || from.starts_with(&format!("{dir}/")))?;
+            .find(|dir| super::is_in_dir(from, dir))?;
         let vendored = join(own, &join("vendor", path));
         (!index.files_in(&vendored).is_empty()).then_some(vendored)
     }

@@ -255,6 +255,13 @@ pub fn parent_dir(path: &str) -> &str {
     path.rfind('/').map_or("", |i| &path[..i])
 }
 
+/// Whether `path` is inside the directory `dir`, at any depth (`""`, the root,
+/// holds everything). Without allocating: it runs per file of the repository.
+pub fn is_in_dir(path: &str, dir: &str) -> bool {
+    dir.is_empty()
+        || path.len() > dir.len() && path.starts_with(dir) && path.as_bytes()[dir.len()] == b'/'
+}
+
 /// The file-name part of a path.
 pub fn file_name(path: &str) -> &str {
     path.rfind('/').map_or(path, |i| &path[i + 1..])
@@ -295,4 +302,19 @@ fn normalize_namespace(ns: &str) -> String {
         .replace('\\', ".")
         .trim_matches('.')
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn is_in_dir_reads_whole_segments() {
+        assert!(is_in_dir("src/app.py", "src"));
+        assert!(is_in_dir("src/a/b.py", "src/a"));
+        assert!(is_in_dir("anything", ""));
+        assert!(!is_in_dir("srcx/app.py", "src"));
+        assert!(!is_in_dir("src", "src"));
+        assert!(!is_in_dir("sr", "src"));
+    }
 }

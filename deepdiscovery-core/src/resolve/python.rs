@@ -29,7 +29,7 @@ impl PythonContext {
                 || index
                     .dir_files
                     .keys()
-                    .any(|d| d.starts_with(&format!("{conventional}/")))
+                    .any(|d| super::is_in_dir(d, conventional))
             {
                 roots.insert(conventional.to_string());
             }

@@ -91,7 +91,7 @@ impl RustContext {
         let crate_dir = self
             .crate_dirs
             .iter()
-            .find(|dir| path.starts_with(&format!("{dir}/")) || dir.is_empty())
+            .find(|dir| super::is_in_dir(path, dir))
             .map(String::as_str);
         if let Some(crate_dir) = crate_dir {
             let rel = path

@@ -3,6 +3,7 @@
 //! a named symbol, and to files whose stem the task writes.
 
 use super::*;
+use crate::resolve::is_in_dir;
 
 /// Gives the source modules beside each named package's `__init__.py` a share of
 /// its evidence, divided among them.
@@ -113,9 +114,7 @@ pub(super) fn module_alignment(
                 .iter()
                 .filter_map(|&(m, s)| {
                     let module = environment.modules.get(m)?;
-                    let inside =
-                        module.root.is_empty() || a.path.starts_with(&format!("{}/", module.root));
-                    inside.then_some(s)
+                    is_in_dir(&a.path, &module.root).then_some(s)
                 })
                 .fold(0.0f32, f32::max);
             base.max(scoped * 0.8)
