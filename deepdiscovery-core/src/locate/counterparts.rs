@@ -13,10 +13,9 @@
 //! A rule template of s_rule (Eq. 6): a counterpart of a strong candidate shares part
 //! of its evidence, so the second file of such a fix ranks beside the first.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use super::evidence::{Channel, Signal};
-use super::lexical::WordMap;
 use crate::artifact::Role;
 use crate::resolve::{file_name, parent_dir};
 use crate::session::ArtifactInfo;
@@ -106,13 +105,13 @@ fn eligible(role: Role) -> bool {
 /// The repository's files indexed for counterpart lookups, built once per query.
 pub(crate) struct Counterparts<'a> {
     artifacts: &'a [ArtifactInfo],
-    by_name: WordMap<&'a str, Vec<usize>>,
+    by_name: HashMap<&'a str, Vec<usize>>,
     /// `(depth, lowercased name without the directory's name)` → files whose name
     /// contains the name of one of their directories.
-    by_stripped: WordMap<(usize, String), Vec<usize>>,
-    by_stem: WordMap<(&'a str, &'a str), Vec<usize>>,
+    by_stripped: HashMap<(usize, String), Vec<usize>>,
+    by_stem: HashMap<(&'a str, &'a str), Vec<usize>>,
     /// Directory → names of its eligible files.
-    by_dir: WordMap<&'a str, Vec<&'a str>>,
+    by_dir: HashMap<&'a str, Vec<&'a str>>,
 }
 
 impl<'a> Counterparts<'a> {
@@ -127,12 +126,10 @@ impl<'a> Counterparts<'a> {
             .iter()
             .map(|&i| (depth(&artifacts[i].path), extension(&artifacts[i].path)))
             .collect();
-        // Keyed by names and paths: the word hasher, not SipHash (these maps take
-        // every file of the repository on every query).
-        let mut by_name: WordMap<&str, Vec<usize>> = WordMap::default();
-        let mut by_stripped: WordMap<(usize, String), Vec<usize>> = WordMap::default();
-        let mut by_stem: WordMap<(&str, &str), Vec<usize>> = WordMap::default();
-        let mut by_dir: WordMap<&str, Vec<&str>> = WordMap::default();
+        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut by_stripped: HashMap<(usize, String), Vec<usize>> = HashMap::new();
+        let mut by_stem: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+        let mut by_dir: HashMap<&str, Vec<&str>> = HashMap::new();
         for (i, a) in artifacts.iter().enumerate() {
             if !eligible(a.role) {
                 continue;
