@@ -49,6 +49,43 @@ impl std::hash::Hasher for WordHasher {
 /// A map keyed by words, with [`WordHasher`].
 pub type WordMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<WordHasher>>;
 
+/// [`WordHasher`] started from a random state of the process and finished with a
+/// mix (MurmurHash3's): for maps whose keys are a file's own words, which a hostile
+/// repository chooses. With a fixed, unmixed hash, words crafted to share their low
+/// bits would all land in one probe sequence and make indexing the file quadratic;
+/// here which words collide depends on a state the file cannot know. Only for maps
+/// whose iteration order never reaches an answer (they are sorted after).
+#[derive(Clone, Copy)]
+pub struct KeyedWordHasher(WordHasher);
+
+impl Default for KeyedWordHasher {
+    fn default() -> Self {
+        static STATE: std::sync::LazyLock<u64> = std::sync::LazyLock::new(|| {
+            use std::hash::BuildHasher;
+            std::collections::hash_map::RandomState::new().hash_one(0x5eed_u64)
+        });
+        KeyedWordHasher(WordHasher(*STATE))
+    }
+}
+
+impl std::hash::Hasher for KeyedWordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.write(bytes);
+    }
+
+    fn finish(&self) -> u64 {
+        let mut h = self.0.finish();
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
+}
+
+/// A map keyed by a file's words, with [`KeyedWordHasher`].
+type ContentMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<KeyedWordHasher>>;
+
 /// Fields of a file's lexical view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Field {
@@ -462,8 +499,9 @@ impl FileIndex {
         let body = body_of(text);
         let mut index = FileIndex::default();
         // Per token, its count in the definitions and in the body. The sets are keyed
-        // by words: the word hasher, not SipHash (a first process indexes every file).
-        let mut tokens: WordMap<String, [u32; 2]> = WordMap::default();
+        // by the file's words: the keyed word hasher, cheaper than SipHash (a first
+        // process indexes every file), and its collisions unknown to the file.
+        let mut tokens: ContentMap<String, [u32; 2]> = ContentMap::default();
         let mut count = |t: &str, field: usize| match tokens.get_mut(t) {
             Some(c) => c[field] += 1,
             None => {
@@ -472,8 +510,8 @@ impl FileIndex {
                 tokens.insert(t.to_string(), c);
             }
         };
-        let mut defs: WordMap<&str, bool> = WordMap::default();
-        let mut idents: WordMap<&[u8], ()> = WordMap::default();
+        let mut defs: ContentMap<&str, bool> = ContentMap::default();
+        let mut idents: ContentMap<&[u8], ()> = ContentMap::default();
         let mut token = Token::default();
         for line in body.lines() {
             if let Some(def) = defined_name(line) {
@@ -820,6 +858,36 @@ impl LexicalView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Inputs crafted to share the fixed word hash (a second chunk chosen to undo
+    /// the first's difference) do not share the keyed one: a file cannot aim its
+    /// words at one probe sequence of the keyed maps.
+    #[test]
+    fn crafted_collisions_of_the_word_hash_do_not_carry_to_the_keyed_hash() {
+        use std::hash::Hasher;
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let fixed = |bytes: &[u8]| {
+            let mut h = WordHasher::default();
+            h.write(bytes);
+            h.finish()
+        };
+        let keyed = |bytes: &[u8]| {
+            let mut h = KeyedWordHasher::default();
+            h.write(bytes);
+            h.finish()
+        };
+        let target = (1u64.wrapping_mul(K)).rotate_left(5) ^ 7;
+        let inputs: Vec<Vec<u8>> = (1..=1000u64)
+            .map(|w1| {
+                let w2 = w1.wrapping_mul(K).rotate_left(5) ^ target;
+                [w1.to_le_bytes(), w2.to_le_bytes()].concat()
+            })
+            .collect();
+        let first = fixed(&inputs[0]);
+        assert!(inputs.iter().all(|i| fixed(i) == first), "the craft works");
+        let distinct: std::collections::HashSet<u64> = inputs.iter().map(|i| keyed(i)).collect();
+        assert_eq!(distinct.len(), inputs.len());
+    }
 
     fn scan_texts(query: &Query, files: &[(&str, &str)]) -> LexicalView {
         let map: HashMap<String, String> = files
