@@ -265,8 +265,9 @@ def locate(
     return Session(repo, config=_one_shot(config)).locate(task, hints=hints, **overrides)
 
 
-def _one_shot(config: Optional[Config]) -> Config:
-    """The config of a session queried once: nothing to gain from watching."""
-    if config is not None and not isinstance(config, Config):
-        raise ConfigError(f"config must be a deepdiscovery.Config, got {type(config).__name__}")
-    return (config or Config()).replace(watch=False)
+def _one_shot(config: Any) -> Any:
+    """The config of a session queried once: nothing to gain from watching. Anything
+    but a :class:`Config` is passed on for :class:`Session` to refuse."""
+    if config is None:
+        return Config(watch=False)
+    return config.replace(watch=False) if isinstance(config, Config) else config

@@ -19,8 +19,8 @@ use std::sync::Arc;
 use aho_corasick::{AhoCorasick, MatchKind};
 
 use super::index_codec::IndexView;
-use super::tokens::{Token, is_identifier, tokenize_word, word_runs};
-pub(crate) use super::tokens::{tokenize, tokenize_with, words};
+use super::tokens::{Token, is_identifier, tokenize_into, tokenize_word, word_runs};
+pub(crate) use super::tokens::{tokenize, words};
 
 /// A fast hash for the short words of the pass (the FxHash of rustc: one multiply
 /// per 8 bytes). Not DoS-resistant, which the pass does not need: its keys are the
@@ -515,12 +515,10 @@ impl FileIndex {
         let mut token = Token::default();
         for line in body.lines() {
             if let Some(def) = defined_name(line) {
-                for word in word_runs(def.as_bytes()) {
-                    tokenize_word(word, &mut token, &mut |t| {
-                        index.defs_len += 1;
-                        count(t.as_str(), 0);
-                    });
-                }
+                tokenize_into(def, &mut token, &mut |t| {
+                    index.defs_len += 1;
+                    count(t.as_str(), 0);
+                });
                 *defs.entry(def).or_default() |= !line.starts_with([' ', '\t']);
             }
             // One pass over the line's words: identifiers and tokens.
@@ -575,16 +573,28 @@ fn count_path(
         None => ("", path),
     };
     let stem = name.split('.').next().unwrap_or(name);
+    let mut token = Token::default();
     for (field, text) in [(Field::Name, stem), (Field::Dir, dir)] {
-        tokenize_with(text, |t| {
-            stats.lengths[field as usize] += 1;
-            if filter.may_contain(t.as_bytes())
-                && let Some(&i) = term_index.get(t.as_bytes())
-            {
-                let c = &mut stats.counts[i as usize][field as usize];
-                *c = c.saturating_add(1);
-            }
+        tokenize_into(text, &mut token, &mut |t| {
+            count_token(field, t.as_bytes(), filter, term_index, stats);
         });
+    }
+}
+
+/// Counts one token in a field: its length always, its count when it is a term.
+fn count_token(
+    field: Field,
+    token: &[u8],
+    filter: &TermFilter,
+    term_index: &WordMap<&[u8], u32>,
+    stats: &mut FileStats,
+) {
+    stats.lengths[field as usize] += 1;
+    if filter.may_contain(token)
+        && let Some(&t) = term_index.get(token)
+    {
+        let c = &mut stats.counts[t as usize][field as usize];
+        *c = c.saturating_add(1);
     }
 }
 
@@ -641,27 +651,10 @@ fn scan_one(
     let filter = TermFilter::new(term_index.keys());
     let symbol_filter = TermFilter::new(symbol_index.keys());
     let count = |field: Field, token: &[u8], stats: &mut FileStats| {
-        stats.lengths[field as usize] += 1;
-        if filter.may_contain(token)
-            && let Some(&t) = term_index.get(token)
-        {
-            let c = &mut stats.counts[t as usize][field as usize];
-            *c = c.saturating_add(1);
-        }
+        count_token(field, token, &filter, term_index, stats);
     };
-    let (dir, name) = match path.rfind('/') {
-        Some(i) => (&path[..i], &path[i + 1..]),
-        None => ("", path),
-    };
-    let stem = name.split('.').next().unwrap_or(name);
+    count_path(path, &filter, term_index, &mut stats);
     let mut token = Token::default();
-    for (field, text) in [(Field::Name, stem), (Field::Dir, dir)] {
-        for word in word_runs(text.as_bytes()) {
-            tokenize_word(word, &mut token, &mut |t| {
-                count(field, t.as_bytes(), &mut stats)
-            });
-        }
-    }
     let body = body_of(text);
     let mut defines: HashSet<u32> = HashSet::new();
     let mut defines_top: HashSet<u32> = HashSet::new();
@@ -669,11 +662,9 @@ fn scan_one(
     let mut words: Vec<u32> = Vec::new();
     for line in body.lines() {
         if let Some(def) = defined_name(line) {
-            for word in word_runs(def.as_bytes()) {
-                tokenize_word(word, &mut token, &mut |t| {
-                    count(Field::Defs, t.as_bytes(), &mut stats)
-                });
-            }
+            tokenize_into(def, &mut token, &mut |t| {
+                count(Field::Defs, t.as_bytes(), &mut stats)
+            });
             if let Some(&s) = symbol_index.get(def.as_bytes()) {
                 defines.insert(s);
                 if !line.starts_with([' ', '\t']) {

@@ -188,14 +188,15 @@ pub(super) fn tokenize_word(word: &[u8], token: &mut Token, emit: &mut impl FnMu
 /// Calls `emit` with every normalized token of `text`: each identifier joined (lower
 /// case) and, when it has several parts, each part.
 pub fn tokenize(text: &str, mut emit: impl FnMut(String)) {
-    tokenize_with(text, |t| emit(t.to_string()));
+    tokenize_into(text, &mut Token::default(), &mut |t| {
+        emit(t.as_str().to_string())
+    });
 }
 
-/// [`tokenize`] without an allocation per token: each token is lent to `emit`.
-pub fn tokenize_with(text: &str, mut emit: impl FnMut(&str)) {
-    let mut token = Token::default();
+/// Calls `emit` with every normalized token of `text`, each built in `token`.
+pub(super) fn tokenize_into(text: &str, token: &mut Token, emit: &mut impl FnMut(&Token)) {
     for word in word_runs(text.as_bytes()) {
-        tokenize_word(word, &mut token, &mut |t| emit(t.as_str()));
+        tokenize_word(word, token, emit);
     }
 }
 

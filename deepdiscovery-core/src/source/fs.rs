@@ -8,11 +8,12 @@ use std::time::UNIX_EPOCH;
 use ignore::{WalkBuilder, WalkState};
 
 use super::history::{History, HistoryOptions, git_head, read_git_history};
-use super::watch::{FileOutcome, Kept, Walked, Watcher, parent};
+use super::watch::{FileOutcome, Kept, Walked, Watcher};
 use super::{
     DEFAULT_MAX_FILE_SIZE, Entry, Listing, MAX_IGNORE_FILE_SIZE, RepoSource, SkipReason, SkipStats,
     Stamp, has_binary_extension, validate_relative,
 };
+use crate::resolve::{is_in_dir, parent_dir};
 use crate::sync::lock;
 use crate::{Error, Result};
 
@@ -378,22 +379,21 @@ impl FsSource {
         let mut new_dirs = BTreeSet::new();
         for path in paths {
             if !kept.knows(&path) {
-                new_dirs.insert(parent(&path).to_string());
+                new_dirs.insert(parent_dir(&path).to_string());
                 continue;
             }
-            let outcome = match std::fs::symlink_metadata(self.canonical_root.join(&path)) {
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            match std::fs::symlink_metadata(self.canonical_root.join(&path)) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => kept.remove(&path),
                 Ok(meta) if meta.file_type().is_symlink() || meta.is_dir() => return None,
-                Ok(meta) if !meta.is_file() => None,
+                Ok(meta) if !meta.is_file() => kept.remove(&path),
                 meta => {
-                    let (outcome, hard_linked) = self.outcome(path.clone(), || meta.ok());
+                    let (outcome, hard_linked) = self.outcome(path, || meta.ok());
                     if hard_linked {
                         return None;
                     }
-                    Some(outcome)
+                    kept.set(outcome);
                 }
-            };
-            kept.set(&path, outcome);
+            }
         }
         if !new_dirs.is_empty() {
             let walked = self.walk(honor, Some(&new_dirs), true);
@@ -426,12 +426,9 @@ fn in_scope(scope: &BTreeSet<String>, root: &Path, path: &Path, is_dir: bool) ->
         return false;
     };
     if !is_dir {
-        return scope.contains(parent(rel));
+        return scope.contains(parent_dir(rel));
     }
-    scope.iter().any(|dir| {
-        dir.strip_prefix(rel)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-    })
+    scope.iter().any(|dir| dir == rel || is_in_dir(dir, rel))
 }
 
 /// The `FsSource`'s watcher, locked; a watcher poisoned by a panic is reset, so that

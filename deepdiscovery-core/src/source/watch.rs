@@ -24,6 +24,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Entry, Listing, SkipReason, SkipStats, Stamp};
+use crate::resolve::parent_dir;
 
 /// The most directories watched; a larger tree is listed by full walks.
 pub(super) const MAX_WATCHED_DIRS: usize = 65_536;
@@ -57,10 +58,17 @@ pub(super) enum FileOutcome {
 }
 
 impl FileOutcome {
-    fn path(&self) -> &str {
+    /// The file's path and what is kept of it.
+    fn into_known(self) -> (String, Known) {
         match self {
-            FileOutcome::Listed(entry) => &entry.path,
-            FileOutcome::Skipped(_, path) => path,
+            FileOutcome::Listed(entry) => (
+                entry.path,
+                Known::Listed {
+                    size: entry.size,
+                    stamp: entry.stamp,
+                },
+            ),
+            FileOutcome::Skipped(reason, path) => (path, Known::Skipped(reason)),
         }
     }
 }
@@ -101,16 +109,7 @@ impl Kept {
         let files = walked
             .files
             .into_iter()
-            .map(|file| match file {
-                FileOutcome::Listed(entry) => (
-                    entry.path,
-                    Known::Listed {
-                        size: entry.size,
-                        stamp: entry.stamp,
-                    },
-                ),
-                FileOutcome::Skipped(reason, path) => (path, Known::Skipped(reason)),
-            })
+            .map(FileOutcome::into_known)
             .collect();
         Kept {
             files,
@@ -123,33 +122,24 @@ impl Kept {
         self.files.contains_key(path)
     }
 
-    /// Records what `path` is now (`None`: gone, or no longer a file to list).
-    pub(super) fn set(&mut self, path: &str, outcome: Option<FileOutcome>) {
-        match outcome {
-            None => {
-                self.files.remove(path);
-            }
-            Some(outcome) => {
-                let known = match &outcome {
-                    FileOutcome::Listed(entry) => Known::Listed {
-                        size: entry.size,
-                        stamp: entry.stamp,
-                    },
-                    FileOutcome::Skipped(reason, _) => Known::Skipped(*reason),
-                };
-                let path = outcome.path().to_string();
-                self.files.insert(path, known);
-            }
-        }
+    /// Records what a file is now.
+    pub(super) fn set(&mut self, outcome: FileOutcome) {
+        let (path, known) = outcome.into_known();
+        self.files.insert(path, known);
+    }
+
+    /// Forgets a file: gone, or no longer a file to list.
+    pub(super) fn remove(&mut self, path: &str) {
+        self.files.remove(path);
     }
 
     /// Replaces what is known of the files directly in `dirs` by what a walk of
     /// those directories found.
     pub(super) fn replace_dirs(&mut self, dirs: &BTreeSet<String>, found: Vec<FileOutcome>) {
-        self.files.retain(|path, _| !dirs.contains(parent(path)));
+        self.files
+            .retain(|path, _| !dirs.contains(parent_dir(path)));
         for outcome in found {
-            let path = outcome.path().to_string();
-            self.set(&path, Some(outcome));
+            self.set(outcome);
         }
     }
 
@@ -171,11 +161,6 @@ impl Kept {
     }
 }
 
-/// The directory `path` is in (`""` for the root).
-pub(super) fn parent(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(dir, _)| dir)
-}
-
 pub(super) use imp::Watcher;
 
 #[cfg(target_os = "linux")]
@@ -189,7 +174,9 @@ mod imp {
     use rustix::io::Errno;
 
     use super::{Kept, MAX_CHANGED_PATHS, MAX_WATCHED_DIRS, Walked};
+    use crate::resolve::join;
     use crate::source::Listing;
+    use crate::source::fs::is_ignore_file;
 
     /// File systems whose changes all reach inotify (`statfs`'s `f_type`): ext2-4,
     /// XFS, Btrfs, tmpfs, overlayfs, ZFS, F2FS, bcachefs, ramfs.
@@ -369,6 +356,10 @@ mod imp {
             let Some(watch) = &mut self.watch else {
                 return walked.listing();
             };
+            if walked.unwatchable {
+                self.give_up();
+                return walked.listing();
+            }
             let dirs: BTreeSet<&str> = watch
                 .watched
                 .values()
@@ -377,10 +368,6 @@ mod imp {
                     _ => None,
                 })
                 .collect();
-            if walked.unwatchable {
-                self.give_up();
-                return walked.listing();
-            }
             if walked.dirs.iter().any(|d| !dirs.contains(d.as_str())) {
                 self.watch = None;
                 return walked.listing();
@@ -422,12 +409,9 @@ mod imp {
                 Watched::Git if name == "info" => return None,
                 Watched::GitInfo if name == "exclude" => return None,
                 Watched::Git | Watched::GitInfo => {}
-                Watched::Dir(_) if super::super::fs::is_ignore_file(name) => return None,
-                Watched::Dir(dir) if dir.is_empty() => {
-                    paths.insert(name.to_string());
-                }
+                Watched::Dir(_) if is_ignore_file(name) => return None,
                 Watched::Dir(dir) => {
-                    paths.insert(format!("{dir}/{name}"));
+                    paths.insert(join(dir, name));
                 }
             }
             if paths.len() > MAX_CHANGED_PATHS {

@@ -51,13 +51,19 @@ fn seed(root: &Path) {
     write(root, "build/out.py", b"z = 3\n");
 }
 
+/// A seeded tree in a temporary directory and its watched source, listed once.
+fn seeded_and_listed() -> (tempfile::TempDir, FsSource) {
+    let dir = tempfile::tempdir().unwrap();
+    seed(dir.path());
+    let source = watched(dir.path());
+    assert_same(&source, dir.path(), "the first listing");
+    (dir, source)
+}
+
 #[test]
 fn edits_additions_and_deletions_are_listed_by_difference() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, source) = seeded_and_listed();
     let root = dir.path();
-    seed(root);
-    let source = watched(root);
-    assert_same(&source, root, "the first listing");
     if cfg!(target_os = "linux") {
         assert!(
             source.is_watching(),
@@ -87,11 +93,8 @@ fn edits_additions_and_deletions_are_listed_by_difference() {
 
 #[test]
 fn changes_that_need_a_walk_are_walked() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, source) = seeded_and_listed();
     let root = dir.path();
-    seed(root);
-    let source = watched(root);
-    assert_same(&source, root, "the first listing");
     write(root, "lib/fresh/a.py", b"a = 1\n");
     assert_same(&source, root, "new directories");
     write(root, "lib/fresh/b.py", b"b = 1\n");
@@ -125,20 +128,14 @@ fn trees_with_links_are_walked_every_time() {
     assert_same(&source, root, "an edit seen through the link");
 
     // A link made after the first listing (found by `make fuzz`, watch_listing).
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, source) = seeded_and_listed();
     let root = dir.path();
-    seed(root);
-    let source = watched(root);
-    assert_same(&source, root, "the first listing");
     std::os::unix::fs::symlink(root.join("src"), root.join("later")).unwrap();
     assert_same(&source, root, "a link to a directory added");
     assert!(!source.is_watching(), "a link added ends the watch");
 
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, source) = seeded_and_listed();
     let root = dir.path();
-    seed(root);
-    let source = watched(root);
-    assert_same(&source, root, "the first listing");
     fs::hard_link(root.join("src/util.py"), root.join("docs/util.py")).unwrap();
     assert_same(&source, root, "a hard link added");
     assert!(
