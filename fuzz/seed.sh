@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 fixtures=../tests/fixtures
 corpus=target/corpus
 mkdir -p "$corpus/config" "$corpus/code_facts" "$corpus/task" "$corpus/rule_specs" "$corpus/options_json" "$corpus/mcp" \
-    "$corpus/cache_entry" "$corpus/cache_tables" "$corpus/eval_scores" "$corpus/watch_listing"
+    "$corpus/cache_entry" "$corpus/cache_tables" "$corpus/eval_scores" "$corpus/watch_listing" "$corpus/lexical_pass"
 # Cache payloads are JSON documents (facts) or binary indexes; the tables' payloads
 # are records; eval scores a JSON array of task scores.
 printf '{}' > "$corpus/cache_entry/seed-empty"
@@ -50,6 +50,9 @@ find "$fixtures" -type f | sort | while read -r f; do
         *.php) seed code_facts 12 "$f" ;;
         *.md) cp "$f" "$corpus/task/$(echo "$f" | tr '/' '_')" ;;
     esac
+    case "$f" in
+        *.py|*.java|*.go|*.rs|*.ts|*.rb|*.md) cp "$f" "$corpus/lexical_pass/$(echo "$f" | tr '/' '_')" ;;
+    esac
 done
 grep -ho '"[^"]*Error[^"]*"' ../tests/python/*.py | head -50 | while read -r t; do
     n=$((n + 1)); printf '%s' "$t" > "$corpus/task/t-$n"
@@ -57,6 +60,7 @@ done
 cp ../deepdiscovery-core/src/rules/builtin.toml "$corpus/rule_specs/builtin.toml"
 printf '{"budget_tokens": 4000, "anchors": 3, "ablation": {"no_implicit": true}}' > "$corpus/options_json/a"
 printf '{"builtin_rules": false, "history": false, "rules": "[[rule]]"}' > "$corpus/options_json/b"
+printf '{"watch": true, "cache": false, "cache_dir": "/nonexistent"}' > "$corpus/options_json/d"
 printf '{"paths": ["a.py"], "symbols": ["f"], "failing_tests": ["t"]}' > "$corpus/options_json/c"
 printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"discover","arguments":{"task":"Pricing endpoint crashes in convert_currency","budget_tokens":4000}}}' > "$corpus/mcp/discover"
 printf '{"name":"related","arguments":{"path":"inventory/pricing/currency.py"}}' > "$corpus/mcp/related"
