@@ -94,7 +94,8 @@ impl Token {
 }
 
 /// Whether a (lower-case) word is a stop word: one binary search among the stop
-/// words packed into integers (the hash map it replaces was a tenth of the pass).
+/// words packed into integers (the hash lookup it replaces took about 6 % of the
+/// pass's samples in `perf record` of a cold query on astropy).
 fn is_stop_bytes(word: &[u8]) -> bool {
     static PACKED: std::sync::LazyLock<Vec<u64>> = std::sync::LazyLock::new(|| {
         let mut packed: Vec<u64> = STOP.iter().filter_map(|w| pack(w.as_bytes())).collect();
