@@ -170,7 +170,7 @@ void dd_string_free(char *s);
  *     rule file (`[[rule]]` tables);
  *   - `"history"`: `false` to never read the repository's git history, `true`
  *     (default) to read it when the root is in a git work tree, or an object
- *     `{"max_commits": 500, "max_millis": 300, "max_files_per_commit": 50}` to read
+ *     `{"max_commits": 2000, "max_bytes": 16777216, "max_files_per_commit": 50}` to read
  *     it within those bounds. Only ancestors of the checked-out commit are read;
  *   - `"cache"`: boolean, whether per-file facts are kept in the on-disk cache
  *     shared by processes (default true; answers are the same without it);

@@ -109,7 +109,7 @@ pub use infer::{ContextPackage, DiscoverAblation, DiscoverConfig};
 pub use locate::{LocateConfig, Location};
 pub use plugins::{Embedder, LanguageModel};
 pub use session::{Session, SessionStats};
-pub use source::{FsSource, History, HistoryOptions, MemorySource, RepoSource};
+pub use source::{FsSource, History, HistoryCut, HistoryOptions, MemorySource, RepoSource};
 pub use task::{Budget, Hints, Task};
 
 /// The version of this crate (from Cargo.toml).

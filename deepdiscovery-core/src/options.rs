@@ -65,8 +65,8 @@ pub struct SessionOptions {
     /// `rules`: caller rules in the TOML format of the built-in rule file.
     pub rules: Option<String>,
     /// `history`: `false` to never read the repository's history, `true` or an
-    /// object `{"max_commits", "max_millis", "max_files_per_commit"}` to read it
-    /// (with those bounds).
+    /// object `{"max_commits", "max_bytes", "max_files_per_commit", "max_seconds"}`
+    /// to read it (with those bounds).
     pub history: Option<Option<HistoryOptions>>,
     /// `cache`: `false` to go without the on-disk facts cache (default on).
     pub cache: Option<bool>,
@@ -160,26 +160,42 @@ pub fn session_options(text: Option<&str>) -> Result<SessionOptions, Failure> {
 
 /// `false` (no history), `true` (default bounds) or the bounds as an object.
 fn history(value: &Value, at: &str) -> Result<Option<HistoryOptions>, Failure> {
-    const EXPECTED: &str =
-        "a boolean or {\"max_commits\", \"max_millis\", \"max_files_per_commit\"}";
+    const EXPECTED: &str = "a boolean or {\"max_commits\", \"max_bytes\", \
+         \"max_files_per_commit\", \"max_seconds\"}";
     match value {
         Value::Bool(false) => Ok(None),
         Value::Bool(true) => Ok(Some(HistoryOptions::default())),
         Value::Object(map) => {
+            if map.contains_key("max_millis") {
+                return Err(config_error(format!(
+                    "{at}.max_millis is no longer read: history is bounded by max_commits \
+                     and max_bytes, so that the same checkout gives the same package on any \
+                     machine"
+                )));
+            }
             let obj = Obj::new(
                 map,
                 at,
-                &["max_commits", "max_millis", "max_files_per_commit"],
+                &[
+                    "max_commits",
+                    "max_bytes",
+                    "max_files_per_commit",
+                    "max_seconds",
+                ],
             )?;
             let mut options = HistoryOptions::default();
             set(&mut options.max_commits, obj.usize("max_commits")?);
             set(
-                &mut options.max_millis,
-                obj.usize("max_millis")?.map(|ms| ms as u64),
+                &mut options.max_bytes,
+                obj.usize("max_bytes")?.map(|b| b as u64),
             );
             set(
                 &mut options.max_files_per_commit,
                 obj.usize("max_files_per_commit")?,
+            );
+            set(
+                &mut options.max_seconds,
+                obj.usize("max_seconds")?.map(|s| s as u64),
             );
             Ok(Some(options))
         }
@@ -635,11 +651,12 @@ mod tests {
             read(r#"{"history": true}"#).unwrap(),
             Some(Some(HistoryOptions::default()))
         );
-        let bounded = read(r#"{"history": {"max_commits": 20}}"#).unwrap();
+        let bounded = read(r#"{"history": {"max_commits": 20, "max_bytes": 4096}}"#).unwrap();
         assert_eq!(
             bounded,
             Some(Some(HistoryOptions {
                 max_commits: 20,
+                max_bytes: 4096,
                 ..HistoryOptions::default()
             }))
         );
@@ -648,6 +665,10 @@ mod tests {
             (
                 r#"{"history": {"depth": 1}}"#,
                 "unknown key `depth` in config.history",
+            ),
+            (
+                r#"{"history": {"max_millis": 300}}"#,
+                "config.history.max_millis is no longer read",
             ),
         ] {
             let err = read(text).unwrap_err();

@@ -111,8 +111,11 @@ class Config:
     Session parameters (used when the config is given to :class:`Session`):
 
     - ``history``: read the repository's git history (ancestors of HEAD only) for
-      co-change relations (True); ``history_max_commits`` (500),
-      ``history_max_millis`` (300), ``history_max_files_per_commit`` (50) bound it.
+      co-change relations and past changes (True); ``history_max_commits`` (2,000),
+      ``history_max_bytes`` (16 MiB of log) and ``history_max_files_per_commit`` (50)
+      bound it: by work, never by time, so the same checkout gives the same package
+      on any machine. ``history_max_seconds`` (600) only guards against a git that
+      never answers (the query then goes on without history, and says so).
     - ``builtin_rules``: apply the built-in implicit-relation rules (True).
     - ``cache``: keep per-file facts in an on-disk cache shared by processes (True),
       so that a second process on an unchanged repository does not parse again;
@@ -157,9 +160,10 @@ class Config:
     scope_max_name_files: int = 24
     scope_max_names_per_file: int = 100
     history: bool = True
-    history_max_commits: int = 500
-    history_max_millis: int = 300
+    history_max_commits: int = 2_000
+    history_max_bytes: int = 16 << 20
     history_max_files_per_commit: int = 50
+    history_max_seconds: int = 600
     builtin_rules: bool = True
     cache: bool = True
     cache_dir: Optional[str] = None
@@ -189,8 +193,9 @@ class Config:
             "scope_per_round",
             "scope_max_names_per_file",
             "history_max_commits",
-            "history_max_millis",
+            "history_max_bytes",
             "history_max_files_per_commit",
+            "history_max_seconds",
         ):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{name} must be non-negative")
@@ -280,8 +285,9 @@ class Config:
             "history": (
                 {
                     "max_commits": self.history_max_commits,
-                    "max_millis": self.history_max_millis,
+                    "max_bytes": self.history_max_bytes,
                     "max_files_per_commit": self.history_max_files_per_commit,
+                    "max_seconds": self.history_max_seconds,
                 }
                 if self.history
                 else False

@@ -6,12 +6,14 @@
  *
  *   test_ffi FIXTURES_DIR
  */
-#define _POSIX_C_SOURCE 200112L /* setenv */
+#define _POSIX_C_SOURCE 200809L /* setenv, mkdtemp */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "deepdiscovery.h"
 #include "json_min.h"
@@ -453,6 +455,41 @@ static void test_panic(const char *repo) {
   dd_session_free(session);
 }
 
+/* A root removed during a session: the next query gives the status opening a
+ * missing path gives, and the session answers again once the root is back. */
+static void test_removed_root(void) {
+  char dir[] = "/tmp/dd-removed-root-XXXXXX";
+  char root[64], file[96];
+  dd_session *session = NULL;
+  char *out = NULL, *error = NULL;
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(root, sizeof root, "%s/repo", dir);
+  snprintf(file, sizeof file, "%s/main.py", root);
+  for (int round = 0; round < 2; round++) {
+    CHECK(mkdir(root, 0700) == 0);
+    FILE *f = fopen(file, "w");
+    CHECK(f != NULL);
+    if (f) {
+      fputs("def main():\n    return 1\n", f);
+      fclose(f);
+    }
+    if (round == 0) {
+      CHECK(dd_session_open(root, NULL, &session, &error) == DD_STATUS_OK);
+    }
+    CHECK(dd_discover(session, "main returns the wrong value", NULL, &out, &error) ==
+          DD_STATUS_OK);
+    dd_string_free(out);
+    out = NULL;
+    CHECK(unlink(file) == 0 && rmdir(root) == 0);
+    dd_status status = dd_discover(session, "main returns the wrong value", NULL, &out, &error);
+    check_failure("discover on a removed root", status, DD_STATUS_ROOT_NOT_FOUND, out, error,
+                  "not found");
+    error = NULL;
+  }
+  dd_session_free(session);
+  rmdir(dir);
+}
+
 int main(int argc, char **argv) {
   char repo[4096];
   char a_file[4096];
@@ -470,6 +507,7 @@ int main(int argc, char **argv) {
   test_plugins(repo);
   test_threads(repo);
   test_panic(repo);
+  test_removed_root();
 
   printf("%d checks, %d failed\n", checks, failures);
   return failures == 0 ? 0 : 1;

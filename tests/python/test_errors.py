@@ -1,5 +1,6 @@
 """Bad input gets one exception hierarchy with messages that say what to fix."""
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,21 @@ def test_missing_repository(tmp_path):
         deepdiscovery.Session(42)  # type: ignore[arg-type]
     with pytest.raises(deepdiscovery.RepositoryError, match="str paths to str texts"):
         deepdiscovery.Session({"a.py": b"bytes"})  # type: ignore[dict-item]
+
+
+@pytest.mark.parametrize("watch", [False, True])
+def test_a_root_removed_during_a_session_raises_as_a_missing_one(tmp_path, watch):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "main.py").write_text("def main():\n    return 1\n")
+    session = deepdiscovery.Session(root, config=deepdiscovery.Config(watch=watch))
+    assert session.discover("main returns the wrong value").paths() == ["main.py"]
+    shutil.rmtree(root)
+    with pytest.raises(deepdiscovery.RepositoryNotFoundError, match="not found"):
+        session.discover("main returns the wrong value")
+    root.write_text("a file now")
+    with pytest.raises(deepdiscovery.RepositoryNotADirectoryError):
+        session.discover("main returns the wrong value")
 
 
 def test_empty_or_wrong_task():

@@ -103,6 +103,15 @@ struct StoredFactsRef<'a> {
     facts: &'a Facts,
 }
 
+/// The bounds of [`crate::source::HistoryOptions`] that shape a history's content
+/// (its time guard does not: a history it cut is never stored).
+fn history_limits(options: &crate::source::HistoryOptions) -> Vec<u8> {
+    let mut limits = (options.max_commits as u64).to_le_bytes().to_vec();
+    limits.extend_from_slice(&options.max_bytes.to_le_bytes());
+    limits.extend_from_slice(&(options.max_files_per_commit as u64).to_le_bytes());
+    limits
+}
+
 /// The key of an entry of this build: xxh3-128 of the build's version tag, a label
 /// naming what the entry holds, and the parts, separated by a zero byte.
 pub(super) fn build_key(label: &[u8], parts: &[&[u8]]) -> u128 {
@@ -282,11 +291,26 @@ impl DiskCache {
         head: &str,
         options: &crate::source::HistoryOptions,
     ) -> u128 {
-        let mut limits = (options.max_commits as u64).to_le_bytes().to_vec();
-        limits.extend_from_slice(&(options.max_files_per_commit as u64).to_le_bytes());
         build_key(
-            b"history-v1:",
-            &[identity.as_bytes(), head.as_bytes(), &limits],
+            b"history-v2:",
+            &[
+                identity.as_bytes(),
+                head.as_bytes(),
+                &history_limits(options),
+            ],
+        )
+    }
+
+    /// The key under which the HEAD of the latest history stored for the source
+    /// named `identity` with `options` is kept: a later HEAD extends that history
+    /// rather than reading all of it again.
+    pub(crate) fn latest_history_key(
+        identity: &str,
+        options: &crate::source::HistoryOptions,
+    ) -> u128 {
+        build_key(
+            b"history-latest-v2:",
+            &[identity.as_bytes(), &history_limits(options)],
         )
     }
 

@@ -252,23 +252,19 @@ mod tests {
 
     /// A history of `commits` (newest first), each a list of paths.
     fn history(commits: &[&[&str]]) -> History {
-        History {
-            head: "c0".into(),
-            head_time: 0,
-            commits: commits
-                .iter()
-                .enumerate()
-                .map(|(k, paths)| Commit {
-                    id: format!("c{k}"),
-                    time: 0,
-                    author: "a".into(),
-                    subject: "s".into(),
-                    paths: paths.iter().map(|p| p.to_string()).collect(),
-                })
-                .collect(),
-            skipped_large: 0,
-            truncated: false,
-        }
+        let commits = commits
+            .iter()
+            .enumerate()
+            .map(|(k, paths)| Commit {
+                id: format!("c{k}"),
+                time: 0,
+                author: "a".into(),
+                subject: "s".into(),
+                message: String::new(),
+                paths: paths.iter().map(|p| p.to_string()).collect(),
+            })
+            .collect();
+        History::new("c0".into(), 0, commits)
     }
 
     fn role(path: &str) -> Option<Role> {

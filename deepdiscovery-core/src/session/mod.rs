@@ -17,7 +17,9 @@ use crate::cache::{DiskCache, KnownFile};
 use crate::facts::Facts;
 use crate::graph::{GraphInput, InputArtifact, RelationRule, RepoGraph, build_graph};
 use crate::resolve::{IndexedFile, RepoIndex};
-use crate::source::{Entry, History, HistoryOptions, RepoSource, SkipReason, SkipStats, Stamp};
+use crate::source::{
+    Entry, History, HistoryCut, HistoryOptions, RepoSource, SkipReason, SkipStats, Stamp,
+};
 use crate::sync::lock;
 use crate::{Error, Result};
 
@@ -237,8 +239,8 @@ impl Session {
         self
     }
 
-    /// How much history to read (default [`HistoryOptions::default`]: 500 commits,
-    /// 300 ms, commits of more than 50 files skipped).
+    /// How much history to read (default [`HistoryOptions::default`]: 2,000 commits
+    /// or 16 MiB of log, commits of more than 50 files skipped).
     pub fn with_history_options(mut self, options: HistoryOptions) -> Session {
         self.history_options = options;
         self
@@ -264,6 +266,11 @@ impl Session {
     pub fn with_disk_cache(mut self, cache: Arc<DiskCache>) -> Session {
         self.disk = Some(cache);
         self
+    }
+
+    /// The bounds its history is read with.
+    pub fn history_options(&self) -> &HistoryOptions {
+        &self.history_options
     }
 
     /// The on-disk cache, if one was given.
@@ -523,29 +530,51 @@ impl Session {
             state.stats.history_reused = true;
             return history.clone();
         }
-        let stored = self
-            .disk
-            .as_ref()
-            .zip(self.source.identity())
-            .map(|(disk, identity)| {
-                let key = DiskCache::history_key(&identity, &head, &self.history_options);
-                (disk, key)
-            });
-        let from_disk = stored
-            .as_ref()
-            .and_then(|(disk, key)| disk.load::<History>(*key))
+        let identity = self.source.identity();
+        let disk = self.disk.as_ref().zip(identity.as_deref());
+        let from_disk = disk
+            .and_then(|(disk, identity)| {
+                disk.load::<History>(DiskCache::history_key(
+                    identity,
+                    &head,
+                    &self.history_options,
+                ))
+            })
             .filter(|h| h.head == head);
         let history = match from_disk {
             Some(history) => Some(history),
             None => {
-                let read = self.source.history(&self.history_options).ok().flatten();
-                // A history cut short by the time limit depends on this process's
-                // speed: never kept for others, so that the cache changes no answer.
-                if let (Some((disk, key)), Some(history)) = (&stored, &read)
-                    && history.head == head
-                    && !history.truncated
+                // A history of an earlier HEAD, this session's or another process's:
+                // the source may read only the commits added on top of it.
+                let known = match &state.history {
+                    Some((_, Some(known))) => Some(known.clone()),
+                    _ => disk.and_then(|(disk, identity)| {
+                        let latest = DiskCache::latest_history_key(identity, &self.history_options);
+                        let known_head = disk.load::<String>(latest)?;
+                        let key =
+                            DiskCache::history_key(identity, &known_head, &self.history_options);
+                        disk.load::<History>(key)
+                            .filter(|h| h.head == known_head)
+                            .map(Arc::new)
+                    }),
+                };
+                let read = match &known {
+                    Some(known) => self.source.history_after(&self.history_options, known),
+                    None => self.source.history(&self.history_options),
+                }
+                .ok()
+                .flatten();
+                // A history cut by the time guard depends on this machine's speed:
+                // never kept for others, so that the cache changes no answer.
+                if let (Some((disk, identity)), Some(history)) = (disk, &read)
+                    && history.cut != Some(HistoryCut::Time)
                 {
-                    disk.store(*key, history);
+                    let opts = &self.history_options;
+                    disk.store(
+                        DiskCache::history_key(identity, &history.head, opts),
+                        history,
+                    );
+                    disk.store(DiskCache::latest_history_key(identity, opts), &history.head);
                 }
                 read
             }

@@ -7,7 +7,7 @@ use std::time::UNIX_EPOCH;
 
 use ignore::{WalkBuilder, WalkState};
 
-use super::history::{History, HistoryOptions, git_head, read_git_history};
+use super::history::{History, HistoryOptions, extend_git_history, git_head, read_git_history};
 use super::watch::{FileOutcome, Kept, Walked, Watcher};
 use super::{
     DEFAULT_MAX_FILE_SIZE, Entry, Listing, MAX_IGNORE_FILE_SIZE, RepoSource, SkipReason, SkipStats,
@@ -453,7 +453,19 @@ impl RepoSource for FsSource {
     /// Walks the tree, or, when it is watched ([`FsSourceBuilder::watch`]), patches
     /// the last listing with the paths the kernel reported as changed: the same
     /// listing either way.
+    /// # Errors
+    /// [`Error::RootNotFound`] or [`Error::RootNotDirectory`] when the root was
+    /// removed or replaced by a file since the source was opened: the same errors
+    /// as opening it would give, never an empty listing.
     fn list(&self) -> Result<Listing> {
+        match std::fs::metadata(&self.canonical_root) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => return Err(Error::RootNotDirectory(self.root.clone())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Error::RootNotFound(self.root.clone()));
+            }
+            Err(e) => return Err(Error::io(self.root.clone(), e)),
+        }
         let (honor, root_skips) = self.honor();
         let full = |walked: Walked| {
             let mut walked = walked;
@@ -511,6 +523,13 @@ impl RepoSource for FsSource {
     /// outside a work tree, or on any git error: `Ok(None)`.
     fn history(&self, options: &HistoryOptions) -> Result<Option<History>> {
         Ok(read_git_history(&self.canonical_root, options))
+    }
+
+    /// Reads only the commits added on top of `known` when HEAD is `known`'s head
+    /// plus a chain of single-parent commits (the usual commit or fast-forward),
+    /// with the same result as a fresh read; otherwise reads afresh.
+    fn history_after(&self, options: &HistoryOptions, known: &History) -> Result<Option<History>> {
+        Ok(extend_git_history(&self.canonical_root, options, known))
     }
 }
 

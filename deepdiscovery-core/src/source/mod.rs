@@ -13,7 +13,7 @@ mod watch;
 pub(crate) use content::{Content, content_hash};
 
 pub use fs::{FsSource, FsSourceBuilder};
-pub use history::{Commit, History, HistoryOptions};
+pub use history::{Commit, History, HistoryCut, HistoryOptions};
 pub use memory::MemorySource;
 
 use serde::Serialize;
@@ -187,6 +187,18 @@ pub trait RepoSource: Send + Sync {
     fn history(&self, options: &HistoryOptions) -> Result<Option<History>> {
         let _ = options;
         Ok(None)
+    }
+
+    /// [`RepoSource::history`] when `known`, a history this source gave before with
+    /// the same `options`, may be a prefix of the current one (HEAD moved forward):
+    /// a source that can reads only the commits added since, and must give exactly
+    /// what [`RepoSource::history`] would. The default reads it afresh.
+    ///
+    /// # Errors
+    /// As [`RepoSource::history`].
+    fn history_after(&self, options: &HistoryOptions, known: &History) -> Result<Option<History>> {
+        let _ = known;
+        self.history(options)
     }
 }
 

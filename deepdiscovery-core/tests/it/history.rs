@@ -6,10 +6,11 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
+use deepdiscovery_core::cache::DiskCache;
 use deepdiscovery_core::graph::RelationFamily;
 use deepdiscovery_core::infer::Via;
 use deepdiscovery_core::locate::LocateConfig;
-use deepdiscovery_core::source::HistoryOptions;
+use deepdiscovery_core::source::{HistoryCut, HistoryOptions};
 use deepdiscovery_core::{DiscoverConfig, MemorySource, Relation, RepoGraph, Session, Task};
 
 use crate::support::{assert_edge, assert_no_edge};
@@ -321,20 +322,23 @@ fn huge_commits_are_skipped() {
     let graph = session.graph().unwrap();
     assert_no_edge(&graph, "src/parser.py", "src/lexer.py", Relation::CoChange);
 
-    // Out of time: what was read is a prefix of the history, and nothing breaks.
+    // Out of bytes: what was read is a prefix of the history, the cut says which
+    // bound stopped it, and nothing breaks.
     let full = Session::open(repo.root())
         .unwrap()
         .history()
         .unwrap()
         .unwrap();
+    assert_eq!(full.cut, None);
     let hurried = Session::open(repo.root())
         .unwrap()
         .with_history_options(HistoryOptions {
-            max_millis: 0,
+            max_bytes: 400,
             ..HistoryOptions::default()
         });
     let cut = hurried.history().unwrap().unwrap();
-    assert!(cut.truncated || cut.commits == full.commits);
+    assert_eq!(cut.cut, Some(HistoryCut::Bytes));
+    assert!(cut.commits.len() < full.commits.len());
     assert_eq!(cut.commits[..], full.commits[..cut.commits.len()]);
     assert!(hurried.graph().is_ok());
 
@@ -394,6 +398,107 @@ fn a_new_commit_is_seen_at_the_next_query_and_the_same_head_is_cached() {
     let session = Session::open(repo.root()).unwrap().with_history(false);
     assert!(session.history().unwrap().is_none());
     assert!(co_change_edges(&session.graph().unwrap()).is_empty());
+}
+
+/// The history a new session reads afresh at the repository's HEAD, with `options`.
+fn fresh_history(repo: &Repo, options: HistoryOptions) -> deepdiscovery_core::History {
+    let session = Session::open(repo.root())
+        .unwrap()
+        .with_history_options(options);
+    (*session.history().unwrap().unwrap()).clone()
+}
+
+#[test]
+fn a_history_extended_by_new_commits_is_the_history_read_afresh() {
+    let Some(mut repo) = Repo::new() else { return };
+    repo.write("src/a.py", "a = 1\n");
+    repo.write("src/b.py", "b = 1\n");
+    repo.commit(0, "initial");
+    repo.change(1, &["src/a.py", "src/b.py"]);
+    repo.filler(2, 6);
+    let bounds = [
+        HistoryOptions::default(),
+        HistoryOptions {
+            max_commits: 5,
+            ..HistoryOptions::default()
+        },
+        HistoryOptions {
+            max_bytes: 900,
+            max_files_per_commit: 1,
+            ..HistoryOptions::default()
+        },
+    ];
+    let cache = tempfile::tempdir().unwrap();
+    // One session per bound that lives across the commits (extending in memory),
+    // and one per bound and commit on the on-disk cache (extending what an earlier
+    // process stored).
+    let live: Vec<Session> = bounds
+        .iter()
+        .map(|&b| Session::open(repo.root()).unwrap().with_history_options(b))
+        .collect();
+    for session in &live {
+        session.history().unwrap().unwrap();
+    }
+    let root = repo.root().to_path_buf();
+    let on_disk = |b: HistoryOptions| {
+        Session::open(&root)
+            .unwrap()
+            .with_history_options(b)
+            .with_disk_cache(Arc::new(DiskCache::open(cache.path()).unwrap()))
+    };
+    for &b in &bounds {
+        on_disk(b).history().unwrap().unwrap();
+    }
+    for day in 10..14 {
+        // A rename, a commit with a message body, an ordinary change, a sweep.
+        match day {
+            10 => {
+                repo.git(&["mv", "src/b.py", "src/c.py"], day);
+                repo.commit(day, "move b to c");
+            }
+            11 => {
+                repo.edit(&["src/a.py", "src/c.py"]);
+                repo.commit(
+                    day,
+                    "Fix the parser\n\nThe tokenizer dropped the last line.",
+                );
+            }
+            12 => {
+                repo.change(day, &["src/a.py"]);
+            }
+            _ => {
+                repo.change(day, &["src/a.py", "src/c.py", "filler/x.txt"]);
+            }
+        }
+        for (k, &b) in bounds.iter().enumerate() {
+            let fresh = fresh_history(&repo, b);
+            let extended = live[k].history().unwrap().unwrap();
+            assert_eq!(*extended, fresh, "day {day}, bounds {b:?}, in memory");
+            let stored = on_disk(b).history().unwrap().unwrap();
+            assert_eq!(*stored, fresh, "day {day}, bounds {b:?}, on disk");
+        }
+    }
+    let full = fresh_history(&repo, HistoryOptions::default());
+    assert_eq!(full.cut, None);
+    let fix = full
+        .commits
+        .iter()
+        .find(|c| c.subject == "Fix the parser")
+        .unwrap();
+    assert_eq!(fix.message, "The tokenizer dropped the last line.");
+    assert_eq!(fix.paths, ["src/a.py", "src/c.py"]);
+    // The older commit that changed b.py lists it under its newest name.
+    assert!(
+        full.commits
+            .iter()
+            .any(|c| c.subject.starts_with("change src/a.py src/b.py")
+                && c.paths == ["src/a.py", "src/c.py"])
+    );
+    let cut = fresh_history(&repo, bounds[1]);
+    assert_eq!(
+        (cut.cut, cut.commits.len() + cut.skipped_large),
+        (Some(HistoryCut::Commits), 5)
+    );
 }
 
 #[test]
@@ -583,6 +688,23 @@ fn discover_follows_co_change_and_shows_the_recent_history() {
     let package = session.discover(&task, &config).unwrap();
     let paths = package.file_paths();
     assert!(paths.contains(&"billing/invoice.py"), "{paths:?}");
+    assert!(!package.notes.iter().any(|n| n.starts_with("history:")));
+    // A history cut short says so, and by which bound.
+    let short = Session::open(repo.root())
+        .unwrap()
+        .with_history_options(HistoryOptions {
+            max_commits: 3,
+            ..HistoryOptions::default()
+        })
+        .discover(&task, &config)
+        .unwrap();
+    assert!(
+        short.notes.iter().any(|n| n.starts_with(
+            "history: the newest 3 commits were read (history.max_commits)"
+        )),
+        "{:?}",
+        short.notes
+    );
     let ledger = package
         .files
         .iter()

@@ -200,3 +200,34 @@ fn facts_are_computed_only_for_the_files_asked_for() {
         "orders.py was reused, util.py parsed"
     );
 }
+
+#[test]
+fn a_root_removed_or_replaced_during_a_session_is_the_error_opening_it_gives() {
+    use deepdiscovery_core::{DiscoverConfig, Error, Task};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    write(&root, "app/main.py", "def main():\n    return 1\n");
+    let task = Task::new("main returns the wrong value").unwrap();
+    let config = DiscoverConfig::default();
+    for watched in [false, true] {
+        let source = deepdiscovery_core::FsSource::builder(&root)
+            .watch(watched)
+            .build()
+            .unwrap();
+        let session = Session::new(source);
+        assert!(session.discover(&task, &config).is_ok());
+        fs::remove_dir_all(&root).unwrap();
+        let err = session.discover(&task, &config).unwrap_err();
+        assert!(matches!(err, Error::RootNotFound(_)), "{err:?}");
+        assert!(matches!(session.graph(), Err(Error::RootNotFound(_))));
+        // Replaced by a file.
+        fs::write(&root, "not a directory").unwrap();
+        let err = session.discover(&task, &config).unwrap_err();
+        assert!(matches!(err, Error::RootNotDirectory(_)), "{err:?}");
+        // Back again: the session answers as before.
+        fs::remove_file(&root).unwrap();
+        write(&root, "app/main.py", "def main():\n    return 1\n");
+        let package = session.discover(&task, &config).unwrap();
+        assert_eq!(package.file_paths(), ["app/main.py"]);
+    }
+}

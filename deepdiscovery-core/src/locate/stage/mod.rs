@@ -243,6 +243,12 @@ pub(crate) fn run(
     // With an embedder, s_sem fuses BM25F with the similarity of the task and each
     // candidate's metadata view (Eq. 6: "combines embedding similarity and BM25").
     let mut notes = Vec::new();
+    if let Some(note) = session
+        .history_listed()
+        .and_then(|past| past.cut_note(session.history_options()))
+    {
+        notes.push(note);
+    }
     if by_path_alone > 0 {
         notes.push(format!(
             "the repository has {n} files, more than budget.max_files ({}): the {by_path_alone} \
