@@ -260,7 +260,7 @@ pub fn discover_options(text: Option<&str>) -> Result<(DiscoverConfig, Hints), F
 }
 
 /// Parses the options of a `locate` call: `anchors`, `preset`, `ablation` (`no_sem`,
-/// `no_sum`, `no_rule`, `no_prior`, `no_history`), `budget`, `llm`, `hints`. The
+/// `no_sum`, `no_rule`, `no_prior`, `no_history`, `no_past_changes`), `budget`, `llm`, `hints`. The
 /// configuration is validated.
 ///
 /// # Errors
@@ -438,7 +438,14 @@ fn location_ablation(value: &Value, at: &str) -> Result<Ablation, Failure> {
     let obj = Obj::new(
         object(value, at)?,
         at,
-        &["no_sem", "no_sum", "no_rule", "no_prior", "no_history"],
+        &[
+            "no_sem",
+            "no_sum",
+            "no_rule",
+            "no_prior",
+            "no_history",
+            "no_past_changes",
+        ],
     )?;
     let mut ablation = Ablation::default();
     set(&mut ablation.no_sem, obj.bool("no_sem")?);
@@ -446,6 +453,7 @@ fn location_ablation(value: &Value, at: &str) -> Result<Ablation, Failure> {
     set(&mut ablation.no_rule, obj.bool("no_rule")?);
     set(&mut ablation.no_prior, obj.bool("no_prior")?);
     set(&mut ablation.no_history, obj.bool("no_history")?);
+    set(&mut ablation.no_past_changes, obj.bool("no_past_changes")?);
     Ok(ablation)
 }
 

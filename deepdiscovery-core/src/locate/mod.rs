@@ -15,6 +15,7 @@ pub mod features;
 pub mod history;
 mod index_codec;
 pub(crate) mod lexical;
+mod past_changes;
 mod ranker;
 mod report;
 mod score;
@@ -51,9 +52,12 @@ pub struct Ablation {
     pub no_rule: bool,
     /// Drop π (the role prior).
     pub no_prior: bool,
-    /// Ignore the repository's history: no co-change cue in s_rule (see
-    /// `locate::history`).
+    /// Ignore the repository's history: no co-change or past-change cue in s_rule
+    /// (see `locate::history`).
     pub no_history: bool,
+    /// No past-change cue in s_rule (past commits whose messages match the task; see
+    /// `locate::past_changes`), the co-change cue kept.
+    pub no_past_changes: bool,
 }
 
 /// The coefficients α, β, γ, δ of Eq. 6.

@@ -16,6 +16,7 @@ use super::features::{self, FeatureTable};
 use super::history;
 use super::index_codec::IndexView;
 use super::lexical::{self, LexicalView, Query};
+use super::past_changes;
 use super::ranker;
 use super::report;
 use super::score;
@@ -171,6 +172,10 @@ pub(crate) fn run(
         && let Some(past) = session.history_listed()
     {
         co_changes = history::apply(&past, &paths, &by_path, &mut evidence);
+        // After co-change: a file the past lends to seeds no co-change of its own.
+        if !config.ablation.no_past_changes {
+            past_changes::apply(&past, &query, &by_path, &mut evidence);
+        }
     }
 
     let mut terms: Vec<Terms> = (0..n)
