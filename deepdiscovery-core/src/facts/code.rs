@@ -77,7 +77,7 @@ struct RawDef {
 }
 
 /// Extracts the facts of one code file. Never fails; problems are recorded.
-pub fn extract(language: Language, text: &str) -> Facts {
+pub fn extract(language: Language, path: &str, text: &str) -> Facts {
     let mut facts = Facts::default();
     let grammar = match grammar_for(language) {
         Ok(Some(grammar)) => grammar,
@@ -302,7 +302,13 @@ pub fn extract(language: Language, text: &str) -> Facts {
         .references
         .sort_by(|a, b| (a.line, &a.name, a.kind).cmp(&(b.line, &b.name, b.kind)));
     (facts.decorations, facts.calls_with_args) = sites.finish();
-    facts.doc = doc_summary(language, root, bytes);
+    let file_name = path.rsplit('/').next().unwrap_or(path);
+    if let Some((doc, from)) =
+        super::summary::summary(language, root, bytes, file_name, &facts.definitions)
+    {
+        facts.doc = Some(doc);
+        facts.doc_from = Some(from);
+    }
     facts
 }
 
@@ -336,7 +342,7 @@ fn qualify(mut defs: Vec<RawDef>, package: Option<&str>, separator: &str) -> Vec
     out
 }
 
-fn node_text<'a>(node: Node, bytes: &'a [u8]) -> &'a str {
+pub(super) fn node_text<'a>(node: Node, bytes: &'a [u8]) -> &'a str {
     node.utf8_text(bytes).unwrap_or("")
 }
 
@@ -379,7 +385,7 @@ fn signature_line(text: &str, start: usize) -> String {
     truncate(line, MAX_SIGNATURE)
 }
 
-fn truncate(s: &str, max: usize) -> String {
+pub(super) fn truncate(s: &str, max: usize) -> String {
     if s.len() <= max {
         return s.to_string();
     }
@@ -445,161 +451,4 @@ pub(super) fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_' || c == '$')
         && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-}
-
-/// The module docstring or the first leading comment block that is not a license.
-fn doc_summary(language: Language, root: Node, bytes: &[u8]) -> Option<String> {
-    let mut cursor = root.walk();
-    let mut children: Vec<Node> = Vec::new();
-    for child in root.named_children(&mut cursor).take(40) {
-        // C# `namespace X { … }`: the types and their doc comments are in the block.
-        if child.kind() == "namespace_declaration"
-            && let Some(body) = child.child_by_field_name("body")
-        {
-            let mut inner = body.walk();
-            children.extend(body.named_children(&mut inner).take(40));
-        } else {
-            children.push(child);
-        }
-    }
-    if language == Language::Python {
-        let first = children.iter().find(|n| !n.kind().contains("comment"))?;
-        if first.kind() == "expression_statement"
-            && let Some(string) = first.named_child(0)
-            && string.kind() == "string"
-        {
-            return first_paragraph(node_text(string, bytes));
-        }
-    }
-    let mut block = String::new();
-    let mut last_row: Option<usize> = None;
-    let mut candidates: Vec<String> = Vec::new();
-    for node in &children {
-        if node.kind().contains("comment") {
-            let row = node.start_position().row;
-            if last_row.is_some_and(|r| row > r + 1) && !block.is_empty() {
-                candidates.push(std::mem::take(&mut block));
-            }
-            block.push_str(node_text(*node, bytes));
-            block.push('\n');
-            last_row = Some(node.end_position().row);
-        } else {
-            if !block.is_empty() {
-                candidates.push(std::mem::take(&mut block));
-            }
-            last_row = None;
-            if candidates.iter().any(|c| !is_license(c)) {
-                break;
-            }
-        }
-    }
-    if !block.is_empty() {
-        candidates.push(block);
-    }
-    candidates
-        .iter()
-        .filter(|c| !is_license(c))
-        .find_map(|c| first_paragraph(c))
-}
-
-fn is_license(text: &str) -> bool {
-    let lower = text.to_ascii_lowercase();
-    lower.contains("copyright") || lower.contains("license") || lower.contains("spdx")
-}
-
-/// Strips comment markers and quotes and keeps the first paragraph, cut to 300 chars.
-fn first_paragraph(raw: &str) -> Option<String> {
-    let mut lines = Vec::new();
-    for line in raw.lines() {
-        let mut l = line.trim();
-        for marker in [
-            "/**", "/*!", "/*", "*/", "///", "//!", "//", "#", "\"\"\"", "'''", "*",
-        ] {
-            l = l.strip_prefix(marker).unwrap_or(l).trim_start();
-        }
-        for marker in ["*/", "\"\"\"", "'''"] {
-            l = l.strip_suffix(marker).unwrap_or(l).trim_end();
-        }
-        let l = l.trim_matches(|c| c == '"' || c == '\'').trim();
-        let l = strip_doc_tags(l);
-        let l = l.as_str();
-        if l.is_empty() {
-            if !lines.is_empty() {
-                break;
-            }
-            continue;
-        }
-        // Editor and interpreter directives are not documentation.
-        let directive = [
-            "frozen_string_literal:",
-            "encoding:",
-            "coding:",
-            "warn_indent:",
-            "shareable_constant_value:",
-        ]
-        .iter()
-        .any(|m| l.starts_with(m));
-        if directive || l.starts_with("-*-") || l.starts_with("!/") || l.starts_with('@') {
-            continue;
-        }
-        lines.push(l.to_string());
-    }
-    let joined = lines.join(" ");
-    let words = joined.split_whitespace().count();
-    (words >= 2).then(|| truncate(&joined, 300))
-}
-
-/// Tags of C# XML documentation comments, removed from doc summaries.
-const DOC_TAGS: [&str; 8] = [
-    "summary", "remarks", "para", "returns", "value", "c", "see", "paramref",
-];
-
-/// Removes C# XML documentation tags (`<summary>`, `</para>`, `<see cref="Order"/>` →
-/// `Order`), keeping the text between them; any other `<…>` (`List<T>`) stays.
-fn strip_doc_tags(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut rest = line;
-    while let Some(open) = rest.find('<') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        let close = after.find('>');
-        let tag = close.map(|c| &after[..c]).unwrap_or("");
-        let name = tag
-            .trim_start_matches('/')
-            .split(|c: char| c.is_whitespace() || c == '/')
-            .next()
-            .unwrap_or("");
-        match close {
-            Some(close) if DOC_TAGS.contains(&name) => {
-                if let Some(target) = tag.split(['"', '\'']).nth(1) {
-                    out.push_str(last_segment(target.trim_start_matches("T:")));
-                }
-                rest = &after[close + 1..];
-            }
-            _ => {
-                out.push('<');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out.trim().to_string()
-}
-
-#[cfg(test)]
-mod doc_tag_tests {
-    use super::strip_doc_tags;
-
-    #[test]
-    fn xml_doc_tags_go_and_generics_stay() {
-        assert_eq!(strip_doc_tags("<summary>"), "");
-        assert_eq!(
-            strip_doc_tags("Places an <see cref=\"Order\"/> now.</summary>"),
-            "Places an Order now."
-        );
-        assert_eq!(
-            strip_doc_tags("Keeps a List<T> of <c>items</c>"),
-            "Keeps a List<T> of items"
-        );
-    }
 }

@@ -9,6 +9,7 @@ pub mod code;
 pub mod config;
 mod grammar;
 mod sites;
+mod summary;
 
 pub(crate) use grammar::grammar_shapes;
 pub(crate) use grammar::prepare as prepare_grammars;
@@ -25,6 +26,26 @@ pub struct Span {
     pub start: u32,
     /// Last line (1-based, inclusive).
     pub end: u32,
+}
+
+/// Where a file's summary ([`Facts::doc`]) came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DocSource {
+    /// The file's own header: a module docstring or the comment before its code.
+    Header,
+    /// The doc comment of the file's main definition, by name.
+    Definition(String),
+}
+
+impl std::fmt::Display for DocSource {
+    /// `header` or `definition <name>`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DocSource::Header => f.write_str("header"),
+            DocSource::Definition(name) => write!(f, "definition {name}"),
+        }
+    }
 }
 
 /// What a definition defines.
@@ -279,8 +300,13 @@ pub struct Facts {
     pub references: Vec<Reference>,
     /// Extends/implements relations declared here.
     pub supertypes: Vec<Supertype>,
-    /// Module docstring or leading comment, first paragraph, trimmed.
+    /// What the file is, in its first paragraph: its header (module docstring or
+    /// leading comment), else its main definition's doc comment; never a comment
+    /// about one line in the middle of the file.
     pub doc: Option<String>,
+    /// Where [`Facts::doc`] came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doc_from: Option<DocSource>,
     /// Config keys, dotted paths, file paths and placeholders.
     pub string_keys: Vec<StringKey>,
     /// Decorators, annotations and attributes in source order.
@@ -309,7 +335,7 @@ pub const MAX_NESTING: usize = 128;
 /// parsed is recorded in [`Facts::problems`].
 pub fn extract(language: Language, path: &str, text: &str) -> Facts {
     if language.is_code() {
-        code::extract(language, text)
+        code::extract(language, path, text)
     } else if language.is_config_format() {
         config::extract(language, path, text)
     } else {

@@ -36,8 +36,12 @@ pub struct MetadataCard {
     pub more_definitions: usize,
     /// Import targets, in source order.
     pub imports: Vec<String>,
-    /// The doc summary (module docstring or header comment).
+    /// What the file is: its header (module docstring or leading comment), else its
+    /// main definition's doc comment.
     pub summary: Option<String>,
+    /// Where the summary came from: `header` or `definition <name>`, so that a
+    /// reader can weigh it.
+    pub summary_from: Option<String>,
 }
 
 impl MetadataCard {
@@ -60,6 +64,7 @@ impl MetadataCard {
             more_definitions: 0,
             imports: Vec::new(),
             summary: None,
+            summary_from: None,
         };
         let Some(facts) = facts else {
             return card;
@@ -81,6 +86,11 @@ impl MetadataCard {
             .take(IMPORTS_PER_CARD)
             .collect();
         card.summary = facts.doc.clone();
+        card.summary_from = facts
+            .doc
+            .as_ref()
+            .and(facts.doc_from.as_ref())
+            .map(ToString::to_string);
         card
     }
 
@@ -91,7 +101,10 @@ impl MetadataCard {
             self.role, self.language, self.lines
         );
         if let Some(summary) = &self.summary {
-            out.push_str(&format!("- summary: {summary}\n"));
+            match &self.summary_from {
+                Some(from) => out.push_str(&format!("- summary ({from}): {summary}\n")),
+                None => out.push_str(&format!("- summary: {summary}\n")),
+            }
         }
         if !self.definitions.is_empty() {
             out.push_str("- defines:\n");

@@ -29,4 +29,5 @@ mod rules;
 mod scope;
 mod session;
 mod source;
+mod summaries;
 mod watch;
