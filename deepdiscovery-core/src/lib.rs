@@ -99,6 +99,7 @@ mod session;
 pub mod source;
 mod sync;
 pub mod task;
+mod text;
 mod trees;
 
 pub use artifact::{Language, Role};

@@ -389,11 +389,7 @@ pub(super) fn truncate(s: &str, max: usize) -> String {
     if s.len() <= max {
         return s.to_string();
     }
-    let mut cut = max;
-    while !s.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}…", &s[..cut])
+    format!("{}…", crate::text::prefix(s, max))
 }
 
 /// Removes surrounding quotes, angle brackets and backticks.

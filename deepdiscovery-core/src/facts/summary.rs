@@ -18,6 +18,8 @@
 //! The definitions are the ones the language's query captured (`@definition.*`), so
 //! every language the facts parse is covered by the same code.
 
+use std::collections::HashSet;
+
 use tree_sitter::Node;
 
 use super::code::{last_segment, node_text, truncate};
@@ -225,11 +227,12 @@ fn main_definition<'d>(
     }
     let size = |d: &Definition| d.span.end.saturating_sub(d.span.start) + 1;
     // Nested in another definition: a part of the file, not the file.
+    let enclosing: HashSet<&str> = candidates.clone().map(|d| d.name.as_str()).collect();
     let outer: Vec<&Definition> = candidates
         .filter(|d| {
             d.qualified
                 .as_deref()
-                .is_none_or(|q| !is_nested(q, &d.name, definitions))
+                .is_none_or(|q| !is_nested(q, &d.name, &enclosing))
         })
         .collect();
     let largest = outer
@@ -247,16 +250,13 @@ fn main_definition<'d>(
 }
 
 /// Whether the qualified name `q` of `name` has an enclosing definition of this
-/// file (not only a package prefix).
-fn is_nested(q: &str, name: &str, definitions: &[Definition]) -> bool {
+/// file (its parent is one of the names of `enclosing`, not only a package prefix).
+fn is_nested(q: &str, name: &str, enclosing: &HashSet<&str>) -> bool {
     let Some(prefix) = q.strip_suffix(name) else {
         return false;
     };
     let parent = last_segment(prefix.trim_end_matches(['.', ':', '\\', '/']));
-    !parent.is_empty()
-        && definitions
-            .iter()
-            .any(|d| d.name == parent && is_main_kind(d.kind))
+    !parent.is_empty() && enclosing.contains(parent)
 }
 
 /// The outermost node that starts on `row` (0-based), in a bounded walk of the

@@ -551,14 +551,7 @@ impl FileIndex {
 /// The part of a file's text the pass reads: its first [`MAX_BODY_BYTES`], cut at a
 /// character boundary.
 fn body_of(text: &str) -> &str {
-    if text.len() <= MAX_BODY_BYTES {
-        return text;
-    }
-    let mut cut = MAX_BODY_BYTES;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    &text[..cut]
+    crate::text::prefix(text, MAX_BODY_BYTES)
 }
 
 /// Counts the tokens of the file name (without extension) and of its directories.

@@ -32,11 +32,7 @@ pub(super) fn bracketed(s: &str) -> &str {
         }
     }
     // Unbalanced: take what was scanned, on a character boundary.
-    let mut end = bytes.len().min(MAX_SCAN);
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
+    crate::text::prefix(s, MAX_SCAN)
 }
 
 pub(super) fn string_literals(s: &str) -> impl Iterator<Item = &str> {
