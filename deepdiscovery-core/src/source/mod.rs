@@ -13,6 +13,8 @@ mod watch;
 pub(crate) use content::{Content, content_hash};
 
 pub use fs::{FsSource, FsSourceBuilder};
+#[doc(hidden)]
+pub use history::check_log_window;
 pub use history::{Commit, History, HistoryCut, HistoryOptions};
 pub use memory::MemorySource;
 

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 
 use super::{Commit, History, HistoryCut, HistoryOptions, Mark};
+use crate::text::prefix;
 
 /// Record field separator (ASCII US).
 pub(super) const FIELD: u8 = 0x1f;
@@ -255,7 +256,7 @@ pub(super) fn parse_record(record: &[u8]) -> Option<Record> {
     let time = fields.next()?.trim().parse().ok()?;
     let author = fields.next().unwrap_or("").to_string();
     let subject = fields.next().unwrap_or("").trim().to_string();
-    let message = clip(fields.next().unwrap_or("").trim(), MAX_MESSAGE_BYTES).to_string();
+    let message = prefix(fields.next().unwrap_or("").trim(), MAX_MESSAGE_BYTES).to_string();
     if !super::is_object_id(&id) {
         return None;
     }
@@ -295,21 +296,44 @@ pub(super) fn parse_record(record: &[u8]) -> Option<Record> {
     })
 }
 
-/// The longest prefix of `text` of at most `max` bytes that ends on a character
-/// boundary.
-fn clip(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
-
 fn utf8_path(bytes: &[u8]) -> Option<String> {
     std::str::from_utf8(bytes).ok().map(str::to_string)
+}
+
+/// The property a fuzzer holds the log reader to: `data` (two bytes of bounds, a
+/// split point, then git output with `\x1e!` markers) read whole, and read as the
+/// records after the split extended by those before it, give the same history
+/// whenever the extension answers; nothing panics.
+#[doc(hidden)]
+pub fn check_log_window(data: &[u8]) {
+    let [commits, bytes, files, split, rest @ ..] = data else {
+        return;
+    };
+    let options = HistoryOptions {
+        max_commits: usize::from(*commits % 16),
+        max_bytes: u64::from(*bytes) * 16,
+        max_files_per_commit: usize::from(*files % 8),
+        ..HistoryOptions::default()
+    };
+    let marker: &[u8] = b"\x1e!";
+    let fresh = assemble("h".into(), 0, split_log(rest, marker, true), &options);
+    let starts: Vec<usize> = memchr::memmem::find_iter(rest, marker).collect();
+    let cut = starts
+        .get(usize::from(*split) % (starts.len() + 1))
+        .copied();
+    let Some(cut) = cut.filter(|&c| c > 0) else {
+        return;
+    };
+    let older = assemble(
+        "o".into(),
+        0,
+        split_log(&rest[cut..], marker, true),
+        &options,
+    );
+    let newer = split_log(&rest[..cut], marker, true);
+    if let Some(extended) = extend("h".into(), 0, newer, &older, &options) {
+        assert_eq!(extended, fresh);
+    }
 }
 
 #[cfg(test)]

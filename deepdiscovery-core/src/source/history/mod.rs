@@ -18,6 +18,8 @@ mod log;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use git::{extend_git_history, git_head, read_git_history};
+#[doc(hidden)]
+pub use log::check_log_window;
 
 /// How much history to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
