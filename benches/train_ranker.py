@@ -181,7 +181,7 @@ def monotonicity(name):
     if name.endswith("_rank"):
         return -1
     evidence = ("sem", "sum", "rule", "eq6", "eq6_ratio", "channels")
-    prefixes = ("bm25_", "cover_", "title_", "ev_", "symbols_", "phrases_")
+    prefixes = ("bm25_", "cover_", "title_", "ev_", "symbols_", "phrases_", "def_")
     if name in evidence or name.startswith(prefixes):
         return 1
     return 0
@@ -373,9 +373,24 @@ def main():
         "--kinds", default="lambdarank-small", help="models to cross-validate, comma-separated"
     )
     ap.add_argument("--final", default="lambdarank-small", help="the model written to --out")
+    ap.add_argument(
+        "--drop",
+        default="",
+        help="features left out, comma-separated (to measure what they add; the model "
+        "written reads the others only, which the Rust reader accepts)",
+    )
     args = ap.parse_args()
     sets = [s.split("=", 1) for s in args.sets]
     tasks, names = load(sets)
+    dropped = [d for d in args.drop.split(",") if d]
+    unknown = [d for d in dropped if d not in (names or [])]
+    if unknown:
+        sys.exit(f"--drop: no feature {', '.join(unknown)}")
+    if dropped:
+        keep = [i for i, n in enumerate(names) if n not in dropped]
+        names = [names[i] for i in keep]
+        for t in tasks:
+            t["x"] = t["x"][:, keep]
     NAMES[:] = names
     if not tasks:
         sys.exit("no task with features: run eval_tasks with --locate --features")

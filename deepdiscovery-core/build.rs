@@ -1,9 +1,9 @@
 //! Stamps the build with what the on-disk facts cache must be versioned by: the
 //! versions of the parsers (every `tree-sitter*`, `toml`, `yaml-rust2` and `roxmltree`
 //! package in the workspace's Cargo.lock) and a hash of the code whose results it
-//! keeps (`src/facts/`, its queries included, `src/locate/lexical.rs` and
-//! `src/artifact/language.rs`). A change to either gives new cache keys, so
-//! a cache written by another build is never read as this build's.
+//! keeps (`src/facts/`, its queries included, `src/locate/lexical.rs`, `tokens.rs`,
+//! `definitions.rs` and `src/artifact/language.rs`). A change to either gives new
+//! cache keys, so a cache written by another build is never read as this build's.
 //!
 //! No dependencies: a plain FNV-1a, computed once per build.
 
@@ -21,6 +21,8 @@ fn main() {
     println!("cargo:rerun-if-changed={}", lock.display());
     println!("cargo:rerun-if-changed=src/facts");
     println!("cargo:rerun-if-changed=src/locate/lexical.rs");
+    println!("cargo:rerun-if-changed=src/locate/tokens.rs");
+    println!("cargo:rerun-if-changed=src/locate/definitions.rs");
     println!("cargo:rerun-if-changed=src/artifact/language.rs");
     println!("cargo:rerun-if-changed=src/locate/index_codec.rs");
     println!("cargo:rerun-if-changed=build.rs");
@@ -30,10 +32,13 @@ fn main() {
         .unwrap_or_else(|_| "unknown".to_string());
     let mut hash = Fnv::default();
     hash_dir(&manifest.join("src/facts"), &mut hash);
-    // The lexical index kept in the cache is lexical.rs's code; the language stored
-    // with the facts is language.rs's.
+    // The lexical index kept in the cache is lexical.rs's and tokens.rs's code, the
+    // definitions as documents definitions.rs's; the language stored with the facts
+    // is language.rs's.
     for file in [
         "src/locate/lexical.rs",
+        "src/locate/tokens.rs",
+        "src/locate/definitions.rs",
         "src/locate/index_codec.rs",
         "src/artifact/language.rs",
     ] {

@@ -64,17 +64,26 @@ struct Check {
 }
 
 impl Trees {
-    /// Reads and checks a model: its features must be `names` (this build's), and
-    /// every tree well formed (children after their parent, in range), so that
-    /// scoring always ends.
+    /// Reads and checks a model: every feature it reads must be one of `names`
+    /// (this build's, in the order of its rows), and every tree well formed
+    /// (children after their parent, in range), so that scoring always ends.
+    ///
+    /// A model trained before this build added features reads the features it knows
+    /// (the trees are re-indexed to this build's rows); the new ones never move it
+    /// until it is trained again.
     pub(crate) fn parse(text: &str, names: &[&str]) -> Result<Trees, String> {
-        let model: Trees = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let mut model: Trees = serde_json::from_str(text).map_err(|e| e.to_string())?;
         if model.kind != "trees" {
             return Err(format!("unknown model kind {:?}", model.kind));
         }
-        let count = names.len();
-        if model.features.len() != count || model.features.iter().zip(names).any(|(a, b)| a != b) {
-            return Err("the model's features are not this build's".into());
+        let count = model.features.len();
+        let mut position = Vec::with_capacity(count);
+        for (k, feature) in model.features.iter().enumerate() {
+            match names.iter().position(|n| n == feature) {
+                Some(p) if !model.features[..k].contains(feature) => position.push(p),
+                Some(_) => return Err(format!("the model reads {feature:?} twice")),
+                None => return Err(format!("this build has no feature {feature:?}")),
+            }
         }
         for tree in &model.trees {
             let n = tree.value.len();
@@ -95,8 +104,24 @@ impl Trees {
                 }
             }
         }
+        // In this build's rows.
+        for tree in &mut model.trees {
+            for node in 0..tree.value.len() {
+                if tree.left[node] >= 0 {
+                    tree.feature[node] = position[tree.feature[node] as usize] as i64;
+                }
+            }
+        }
+        model.features = names.iter().map(|n| n.to_string()).collect();
         // The trainer's own scores of a few rows: a model this code would evaluate
         // differently (another split rule, a lost precision) is not the model.
+        for check in &mut model.checks {
+            let mut row = vec![0.0f32; names.len()];
+            for (k, &p) in position.iter().enumerate() {
+                row[p] = check.row.get(k).copied().unwrap_or(0.0);
+            }
+            check.row = row;
+        }
         for check in &model.checks {
             let (raw, _) = model.explain(&check.row);
             if (f64::from(raw) - check.raw).abs() > 1e-3 {
@@ -220,5 +245,25 @@ pub(crate) mod tests {
         assert!(parse(&model(bad_feature)).is_err());
         assert!(parse("{}").is_err());
         assert!(parse(&model("").replace("\"sem\"", "\"other\"")).is_err());
+        assert!(parse(&model("").replace("\"sum\"", "\"sem\"")).is_err());
+    }
+
+    #[test]
+    fn a_model_of_fewer_features_reads_them_where_this_build_has_them() {
+        // The model knows two features, in its own order; the split is on its
+        // feature 1, which is this build's `rule` (index 2).
+        let text = r#"{"kind":"trees","features":["prior","rule"],"init":0.0,"learning_rate":1.0,
+            "checks":[{"row":[0.0,0.9],"raw":3.0}],
+            "trees":[{"feature":[1,-2,-2],"threshold":[0.5,-2,-2],"left":[1,-1,-1],"right":[2,-1,-1],"value":[2.0,1.0,3.0]}]}"#;
+        let ranker = parse(text).unwrap();
+        assert_faithful(&ranker);
+        let mut row = vec![0.0f32; FEATURE_COUNT];
+        row[2] = 0.9;
+        let (raw, parts) = ranker.explain(&row);
+        assert!((raw - 3.0).abs() < 1e-6, "{raw}");
+        assert!((parts[2] - 1.0).abs() < 1e-6);
+        // This build's `prior` (index 3) does not move it.
+        row[3] = 1.0;
+        assert!((ranker.explain(&row).0 - 3.0).abs() < 1e-6);
     }
 }

@@ -142,11 +142,15 @@ pub struct TextSpan {
 
 /// The definitions worth showing in full: those the task points at, then those the
 /// recovered path goes through, at most [`MAX_SPANS`], each cut to
-/// [`MAX_SPAN_LINES`] lines. Returns nothing when no definition is relevant.
+/// [`MAX_SPAN_LINES`] lines. `first` names the definition the task describes (the
+/// Location stage's best-matching one): its span is chosen first and goes first;
+/// the others follow in source order. Returns nothing when no definition is
+/// relevant.
 pub fn promoted_spans(
     text: &str,
     facts: Option<&Facts>,
     relevant: &dyn Fn(&str) -> bool,
+    first: Option<&str>,
 ) -> Vec<TextSpan> {
     let Some(facts) = facts else {
         return Vec::new();
@@ -155,12 +159,14 @@ pub fn promoted_spans(
     let mut chosen: Vec<&Definition> = facts
         .definitions
         .iter()
-        .filter(|d| relevant(&d.name))
+        .filter(|d| relevant(&d.name) || first == Some(d.name.as_str()))
         .collect();
+    let is_first = |d: &Definition| first == Some(d.name.as_str());
     // Outer definitions contain inner ones: keep the innermost relevant spans when
     // nested, so one large class does not swallow the budget.
-    chosen.sort_by_key(|d| (d.span.end - d.span.start, d.span.start));
+    chosen.sort_by_key(|d| (!is_first(d), d.span.end - d.span.start, d.span.start));
     let mut spans: Vec<TextSpan> = Vec::new();
+    let mut leads = false;
     for d in chosen {
         if spans.len() == MAX_SPANS {
             break;
@@ -183,6 +189,7 @@ pub fn promoted_spans(
         }
         let body = lines[start as usize - 1..end as usize].join("\n");
         let cut = if end < d.span.end { " (cut)" } else { "" };
+        leads |= spans.is_empty() && is_first(d);
         spans.push(TextSpan {
             start,
             end,
@@ -190,7 +197,9 @@ pub fn promoted_spans(
             text: body,
         });
     }
-    spans.sort_by_key(|s| s.start);
+    // The described definition was chosen first; the rest in source order.
+    let keep = usize::from(leads);
+    spans[keep..].sort_by_key(|s| s.start);
     spans
 }
 
@@ -223,10 +232,23 @@ mod tests {
     #[test]
     fn spans_keep_the_innermost_relevant_definitions() {
         let f = facts::extract(Language::Python, "pay.py", CODE);
-        let spans = promoted_spans(CODE, Some(&f), &|n| n == "refund" || n == "Gateway");
+        let spans = promoted_spans(CODE, Some(&f), &|n| n == "refund" || n == "Gateway", None);
         assert_eq!(spans.len(), 1, "{spans:?}");
         assert_eq!((spans[0].start, spans[0].end), (10, 11));
         assert!(spans[0].text.contains("return -amount"));
-        assert!(promoted_spans(CODE, Some(&f), &|_| false).is_empty());
+        assert!(promoted_spans(CODE, Some(&f), &|_| false, None).is_empty());
+    }
+
+    #[test]
+    fn the_described_definition_goes_first() {
+        let f = facts::extract(Language::Python, "pay.py", CODE);
+        let spans = promoted_spans(CODE, Some(&f), &|n| n == "charge", Some("helper"));
+        let starts: Vec<u32> = spans.iter().map(|s| s.start).collect();
+        assert_eq!(starts, [14, 7], "{spans:?}");
+        assert!(spans[0].label.starts_with("def helper"));
+        // Without a relevant name, the described definition alone.
+        let spans = promoted_spans(CODE, Some(&f), &|_| false, Some("refund"));
+        assert_eq!(spans.len(), 1);
+        assert_eq!(spans[0].start, 10);
     }
 }

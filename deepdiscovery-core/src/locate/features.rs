@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::Terms;
 use super::cues::{CueKind, ResolvedCue};
+use super::definitions::FileDefinitions;
 use super::evidence::{self, Channel, Signal};
 use super::history::CoChanges;
 use super::lexical::{FIELDS, Field, LexicalView, Query};
@@ -94,6 +95,15 @@ pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
     // The history (0 without one): how surely the file changes when one of the three
     // best candidates by Eq. 6 does.
     "co_change_best",
+    // Definitions as documents (`locate::definitions`): the file's best definition's
+    // BM25 over the best of all candidates' definitions, how many of its definitions
+    // match (ln 1+n), the share of the title's query weight its best one holds.
+    "def_best",
+    "def_matching",
+    "def_title",
+    // A past commit whose message matches the task changed the file (history; not
+    // part of s_rule, see `evidence::Channel::PastChange`).
+    "ev_past_change",
     // The query.
     "ambiguity",
     "log_files",
@@ -103,7 +113,7 @@ pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
 ];
 
 /// How many features a row has.
-pub const FEATURE_COUNT: usize = 60;
+pub const FEATURE_COUNT: usize = 64;
 
 /// The feature rows of the candidates of one query.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -130,6 +140,8 @@ pub(crate) struct Inputs<'a> {
     pub facts: &'a HashMap<usize, &'a Facts>,
     /// The history's co-change links (empty without a history).
     pub co_changes: &'a CoChanges,
+    /// What the candidates' definitions say of the task, by artifact index.
+    pub definitions: &'a HashMap<usize, FileDefinitions>,
 }
 
 /// How many of the best candidates the co-change feature looks from.
@@ -274,6 +286,13 @@ pub(crate) fn compute(inputs: &Inputs<'_>, candidates: &[usize]) -> Vec<Vec<f32>
                 ln1(links[&i].used_by as f32),
                 links[&i].callee_of_named,
                 co_change_best(i),
+            ]);
+            let defs = inputs.definitions.get(&i);
+            row.extend([
+                defs.map_or(0.0, |d| d.best),
+                ln1(defs.map_or(0, |d| d.matching) as f32),
+                defs.map_or(0.0, |d| d.title_cover),
+                evidence::strongest(signals, Channel::PastChange),
                 inputs.ambiguity,
                 ln1(n as f32),
                 ln1(query.terms.len() as f32),

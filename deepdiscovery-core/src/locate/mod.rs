@@ -9,6 +9,7 @@ mod archive;
 mod assist;
 mod counterparts;
 pub mod cues;
+mod definitions;
 pub mod environment;
 mod evidence;
 pub mod features;
@@ -236,6 +237,10 @@ pub struct Location {
     /// How many terms the task's query has.
     #[serde(skip)]
     pub(crate) query_terms: usize,
+    /// Per candidate whose definitions match the task, the name of the one that
+    /// matches best (`locate::definitions`): its span goes first in the file's view.
+    #[serde(skip)]
+    pub(crate) described: HashMap<String, String>,
 }
 
 /// The ranked files whose matched terms [`Location`] keeps.

@@ -709,3 +709,55 @@ fn copies_kept_per_released_version_do_not_crowd_out_the_current_files() {
         assert!(rank_of(&location, copy) > rank_of(&location, "docs/manual/manual.yml"));
     }
 }
+
+#[test]
+fn the_definition_the_task_describes_is_named_and_scored_on_its_own() {
+    // A long module of many functions, one of which the task describes, beside a short
+    // module that shares a few of the task's words in passing.
+    let mut render = String::from("\"\"\"Rendering of reports.\"\"\"\n\n");
+    for i in 0..40 {
+        render.push_str(&format!(
+            "def draw_chart_{i}(canvas, series):\n    \"\"\"Draws series {i} of a chart.\"\"\"\n    \
+             return canvas.plot(series, color=PALETTE[{i}])\n\n"
+        ));
+    }
+    render.push_str(
+        "# Headers wider than the page are wrapped onto several lines.\n\
+         def wrap_headers(headers, page_width):\n    \
+         \"\"\"Wrap column headers longer than the page width.\"\"\"\n    \
+         return [split_words(h, page_width) for h in headers]\n",
+    );
+    let files = vec![
+        ("report/render.py".to_string(), render),
+        (
+            "report/layout.py".to_string(),
+            "PAGE = 'page'\nWIDTH = 80  # page width\n".to_string(),
+        ),
+        (
+            "report/io.py".to_string(),
+            "def save(path, data):\n    open(path, 'w').write(data)\n".to_string(),
+        ),
+    ];
+    let location = locate_in(files, "Long column headers overflow the page width");
+    let index = |name: &str| FEATURE_NAMES.iter().position(|n| *n == name).unwrap();
+    let row = |path: &str| {
+        &location
+            .features
+            .rows
+            .iter()
+            .find(|(p, _)| p == path)
+            .unwrap_or_else(|| panic!("{path} is a candidate"))
+            .1
+    };
+    let render = row("report/render.py");
+    assert_eq!(render[index("def_best")], 1.0);
+    assert!(render[index("def_title")] > 0.5, "{render:?}");
+    // Constants are no documents: the layout module has no definition to match.
+    assert_eq!(row("report/layout.py")[index("def_best")], 0.0);
+    assert_ranked_for(
+        &location,
+        "report/render.py",
+        1,
+        "its definition `wrap_headers` (lines 163-166) matches the task (1.00",
+    );
+}

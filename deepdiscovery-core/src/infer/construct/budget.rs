@@ -56,7 +56,12 @@ pub(super) fn fit_to_budget(
                 file.tokens = full_tokens;
             } else {
                 let facts = cards.facts(&file.path);
-                let spans = promoted_spans(&text, facts.as_deref(), &|n| cards.relevant(n));
+                let spans = promoted_spans(
+                    &text,
+                    facts.as_deref(),
+                    &|n| cards.relevant(&file.path, n),
+                    cards.described(&file.path),
+                );
                 if !spans.is_empty() {
                     let spanned = PackageFile {
                         view: FileView::Spans { card, spans },

@@ -136,7 +136,7 @@ pub(super) fn run(
     let relevant = TaskWords::new(task, &location);
 
     let t = Instant::now();
-    let cards = CardCache::new(session, &artifacts, &relevant);
+    let cards = CardCache::new(session, &artifacts, &relevant, &location.described);
     let card_tokens = |path: &str| cards.tokens(path);
     let prior = |role: Role| task_type::blended_prior(location.task_type, role);
     let budget = config.budget;
@@ -446,6 +446,8 @@ struct CardCache<'a> {
     session: &'a Session,
     artifacts: &'a HashMap<String, ArtifactInfo>,
     words: &'a TaskWords,
+    /// Per file, the definition the task describes ([`Location`]'s `described`).
+    described: &'a HashMap<String, String>,
     cards: RefCell<HashMap<String, MetadataCard>>,
     tokens: RefCell<HashMap<String, usize>>,
 }
@@ -455,18 +457,28 @@ impl<'a> CardCache<'a> {
         session: &'a Session,
         artifacts: &'a HashMap<String, ArtifactInfo>,
         words: &'a TaskWords,
+        described: &'a HashMap<String, String>,
     ) -> CardCache<'a> {
         CardCache {
             session,
             artifacts,
             words,
+            described,
             cards: RefCell::new(HashMap::new()),
             tokens: RefCell::new(HashMap::new()),
         }
     }
 
-    fn relevant(&self, name: &str) -> bool {
-        self.words.contains(name)
+    /// Whether a definition of the file at `path` is worth listing first: the task
+    /// names it, or it is the one the task describes.
+    fn relevant(&self, path: &str, name: &str) -> bool {
+        self.words.contains(name) || self.described(path) == Some(name)
+    }
+
+    /// The definition of the file at `path` that the task describes (the Location
+    /// stage's best-matching one), if any.
+    fn described(&self, path: &str) -> Option<&str> {
+        self.described.get(path).map(String::as_str)
     }
 
     /// The facts of a file: those the session holds already (every file once the
@@ -492,7 +504,7 @@ impl<'a> CardCache<'a> {
         // Lines are estimated from the size until the text is read (promotion).
         let lines = (size as usize).div_ceil(40);
         let card = MetadataCard::new(path, role, language, lines, facts.as_deref(), &|n| {
-            self.relevant(n)
+            self.relevant(path, n)
         });
         self.cards
             .borrow_mut()

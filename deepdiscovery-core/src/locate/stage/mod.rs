@@ -10,6 +10,7 @@ use super::archive;
 use super::assist;
 use super::counterparts;
 use super::cues::{self, Cue, CueKind, CueResolver, ResolvedCue};
+use super::definitions;
 use super::environment::{Environment, ListedFile};
 use super::evidence::{self, Channel, Signal};
 use super::features::{self, FeatureTable};
@@ -45,6 +46,10 @@ use query::*;
 const LEXICAL_PASS: &str = "lexical";
 /// The on-disk cache's kind of the lexical index of a file.
 const LEXICAL_INDEX: &str = "lexical-index";
+/// The session's name for the candidates' definitions as documents.
+const DEFINITIONS_PASS: &str = "definitions";
+/// The on-disk cache's kind of a file's definitions as documents.
+const DEFINITION_TERMS: &str = "definition-terms";
 /// How many of the best lexical candidates get full tree-sitter facts.
 const MIN_CANDIDATES: usize = 64;
 /// s_sum scope given to a module the language model named.
@@ -235,6 +240,27 @@ pub(crate) fn run(
             }
         }
     }
+    // Definitions as documents: the candidates' functions, methods and classes scored
+    // on their own, so a file is not diluted by its size.
+    let title = title_terms(&query, text);
+    let definitions = {
+        let documents = definition_documents(session, &facts);
+        let files: Vec<(usize, &[definitions::DefinitionTerms])> = facts
+            .iter()
+            .zip(&documents)
+            .filter_map(|((path, _), docs)| Some((*by_path.get(path.as_str())?, docs.as_slice())))
+            .collect();
+        definitions::score(&files, &query, &title)
+    };
+    for (&i, d) in &definitions {
+        if d.best >= definitions::MATCHING_SHARE {
+            evidence[i].push(Signal::remark(format!(
+                "its definition `{}` (lines {}-{}) matches the task ({:.2} of the best \
+                 match among the candidates' definitions)",
+                d.name, d.span.start, d.span.end, d.best
+            )));
+        }
+    }
     // The metadata view of a candidate: what the embedder and the model see.
     let view_of = |i: usize| {
         metadata_view(
@@ -339,9 +365,10 @@ pub(crate) fn run(
         evidence: &evidence,
         cues: &resolved,
         ambiguity,
-        title: &title_terms(&query, text),
+        title: &title,
         facts: &facts_of,
         co_changes: &co_changes,
+        definitions: &definitions,
     };
     let rows = features::compute(&inputs, &order);
     // The learned scorer re-ranks the candidates (Auto); the paper's presets and
@@ -410,12 +437,50 @@ pub(crate) fn run(
             .map(|(i, p)| (artifacts[i].path.clone(), p))
             .collect(),
         query_terms: query.terms.len(),
+        described: definitions
+            .iter()
+            .filter(|(_, d)| d.best >= definitions::MATCHING_SHARE)
+            .map(|(&i, d)| (artifacts[i].path.clone(), d.name.clone()))
+            .collect(),
         cost: LocateCost {
             files_read: n - by_path_alone,
             files_parsed: facts.len(),
             millis: start.elapsed().as_secs_f64() * 1e3,
         },
     })
+}
+
+/// The definitions of the files of `facts` as documents ([`definitions::documents`]),
+/// in the same order: per file, kept by the session while the file is unchanged and
+/// in the on-disk cache by content, so a query reads no text for them that it did not
+/// read already.
+fn definition_documents(
+    session: &Session,
+    facts: &[(String, Arc<crate::facts::Facts>)],
+) -> Vec<Arc<Vec<definitions::DefinitionTerms>>> {
+    let of: HashMap<&str, &crate::facts::Facts> = facts
+        .iter()
+        .map(|(p, f)| (p.as_str(), f.as_ref()))
+        .collect();
+    let paths: Vec<&str> = facts.iter().map(|(p, _)| p.as_str()).collect();
+    let scan = |path: &str, content: &Content<'_>| {
+        let Some(&f) = of.get(path) else {
+            return Arc::default();
+        };
+        let compute = |bytes: &[u8]| definitions::documents(&String::from_utf8_lossy(bytes), f);
+        let stored = session.disk_cache().and_then(|_| {
+            session.through_disk(DEFINITION_TERMS, content, |bytes| {
+                serde_json::to_vec(&compute(bytes)).unwrap_or_default()
+            })
+        });
+        // A stored entry that does not decode is computed again.
+        Arc::new(
+            stored
+                .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+                .unwrap_or_else(|| compute(content.bytes())),
+        )
+    };
+    session.scan_files(DEFINITIONS_PASS, 0, &paths, &scan)
 }
 
 /// Marks the files whose words say nothing of the task and takes their words out of

@@ -1,0 +1,357 @@
+//! Definitions as documents (issue 32, item 2; DESIGN, "Evidence the task's words
+//! miss"): every function, method and class of the candidates is scored against the
+//! task on its own, over its name, signature, doc comment and body, and each file is
+//! described by its best definition and by how many of its definitions match.
+//!
+//! The lexical pass scores a file as one document (BM25F over its fields), so a long
+//! module whose one method the task describes is diluted by everything else in it.
+//! Here a definition is a document, and the corpus is the candidates' definitions,
+//! built per query: BM25 (k1 = 1.2, b = 0.75) with the inverse document frequency and
+//! the average length of this corpus.
+//!
+//! A definition's text is its own lines: a class keeps its header, docstring and
+//! attributes, its methods are documents of their own. The contiguous lines right
+//! above a definition (its doc comment, decorators, annotations) belong to it.
+//!
+//! What a file gives ([`documents`]: each definition's token counts) depends on its
+//! content alone, so the session keeps it per file and in the on-disk cache, and a
+//! query reads no text the lexical pass did not. That is why this is a small BM25 of
+//! our own rather than the `bm25` crate of the design: the crate embeds each
+//! document from its text, with the corpus' average length fixed when it is built,
+//! so every query would re-read and re-tokenize every candidate.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::lexical::{Query, tokenize};
+use crate::facts::{DefKind, Facts, Span};
+
+/// Definitions of one file beyond this many are not documents (a generated file).
+const MAX_DEFINITIONS: usize = 500;
+/// Lines of a file beyond this many are not read (spans past it are cut).
+const MAX_LINES: usize = 50_000;
+/// A definition's text is cut to this many bytes.
+const MAX_DOCUMENT_BYTES: usize = 16 * 1024;
+/// BM25's term-frequency saturation.
+const K1: f32 = 1.2;
+/// BM25's length normalization.
+const B: f32 = 0.75;
+/// At most this many lines above a definition are its doc comment and decorators.
+const MAX_LEADING_LINES: usize = 40;
+/// A definition matches the task when it scores at least this share of the best
+/// definition's score among all candidates.
+pub(crate) const MATCHING_SHARE: f32 = 0.5;
+
+/// What a file's definitions say of the task.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FileDefinitions {
+    /// The best definition's score over the best among all candidates' definitions
+    /// (0..=1).
+    pub best: f32,
+    /// How many of the file's definitions score at least [`MATCHING_SHARE`] of that.
+    pub matching: u32,
+    /// The share of the title's query weight the best definition's text holds.
+    pub title_cover: f32,
+    /// The best definition's name.
+    pub name: String,
+    /// The best definition's lines, with its doc comment and decorators.
+    pub span: Span,
+}
+
+/// One definition as a document: what BM25 needs of it, with no text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct DefinitionTerms {
+    /// Its name. (Kept rather than its index in the facts: the on-disk cache keys
+    /// this by content, and a content is parsed alike under any path of its
+    /// language, not under every path.)
+    pub name: String,
+    /// Its lines, doc comment and decorators included.
+    pub span: Span,
+    /// How many tokens its text has.
+    pub length: u32,
+    /// Each token of its text with its count, sorted by token.
+    pub terms: Vec<(String, u16)>,
+}
+
+/// Whether definitions of `kind` are documents: the ones with a body worth reading
+/// (constants, fields and type aliases stay in the text of what encloses them).
+fn is_document(kind: DefKind) -> bool {
+    matches!(
+        kind,
+        DefKind::Class
+            | DefKind::Interface
+            | DefKind::Trait
+            | DefKind::Struct
+            | DefKind::Enum
+            | DefKind::Function
+            | DefKind::Method
+            | DefKind::Macro
+    )
+}
+
+/// The documents of one file: each definition's own lines (not those of the
+/// definitions nested in it) and the contiguous non-blank lines right above it, as
+/// token counts. A function of the file's content (its text and the facts of it).
+pub(crate) fn documents(text: &str, facts: &Facts) -> Vec<DefinitionTerms> {
+    let lines: Vec<&str> = text.lines().take(MAX_LINES).collect();
+    let n = lines.len() as u32;
+    let mut defs: Vec<(usize, Span)> = facts
+        .definitions
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| is_document(d.kind) && d.span.start >= 1 && d.span.start <= n)
+        .map(|(k, d)| {
+            let end = d.span.end.clamp(d.span.start, n);
+            (
+                k,
+                Span {
+                    start: d.span.start,
+                    end,
+                },
+            )
+        })
+        .take(MAX_DEFINITIONS)
+        .collect();
+    if defs.is_empty() {
+        return Vec::new();
+    }
+    // Outer before inner: by start, then the longer first.
+    defs.sort_by(|a, b| {
+        a.1.start
+            .cmp(&b.1.start)
+            .then(b.1.end.cmp(&a.1.end))
+            .then(a.0.cmp(&b.0))
+    });
+    // The owner of each line: the innermost definition open there, by one sweep with
+    // a stack of open definitions (no recursion, linear in lines + definitions).
+    let mut owner: Vec<Option<u32>> = vec![None; lines.len() + 1];
+    let mut parent: Vec<Option<u32>> = vec![None; defs.len()];
+    let mut open: Vec<usize> = Vec::new();
+    let mut next = 0;
+    for line in 1..=n {
+        while open.last().is_some_and(|&d| defs[d].1.end < line) {
+            open.pop();
+        }
+        while next < defs.len() && defs[next].1.start == line {
+            // A definition that ends past its encloser's end is not nested in it.
+            while open
+                .last()
+                .is_some_and(|&d| defs[d].1.end < defs[next].1.end)
+            {
+                open.pop();
+            }
+            parent[next] = open.last().map(|&d| d as u32);
+            open.push(next);
+            next += 1;
+        }
+        owner[line as usize] = open.last().map(|&d| d as u32);
+    }
+    // The lines right above a definition (doc comment, decorators, annotations) are
+    // its own when they are its encloser's (not a sibling's) and not blank.
+    let mut starts: Vec<u32> = defs.iter().map(|d| d.1.start).collect();
+    for (d, (_, span)) in defs.iter().enumerate() {
+        let mut line = span.start;
+        while line > 1
+            && span.start - (line - 1) <= MAX_LEADING_LINES as u32
+            && owner[line as usize - 1] == parent[d]
+            && !lines[line as usize - 2].trim().is_empty()
+        {
+            line -= 1;
+            owner[line as usize] = Some(d as u32);
+        }
+        starts[d] = line;
+    }
+    let mut texts: Vec<String> = defs
+        .iter()
+        .map(|&(k, _)| {
+            let mut t = facts.definitions[k].name.clone();
+            t.push('\n');
+            t
+        })
+        .collect();
+    for line in 1..=n as usize {
+        if let Some(d) = owner[line] {
+            let t = &mut texts[d as usize];
+            if t.len() < MAX_DOCUMENT_BYTES {
+                t.push_str(lines[line - 1]);
+                t.push('\n');
+            }
+        }
+    }
+    defs.iter()
+        .zip(texts)
+        .enumerate()
+        .map(|(d, ((k, span), text))| {
+            let mut counts: HashMap<String, u16> = HashMap::new();
+            let mut length = 0u32;
+            tokenize(crate::text::prefix(&text, MAX_DOCUMENT_BYTES), |t| {
+                length += 1;
+                let count = counts.entry(t).or_default();
+                *count = count.saturating_add(1);
+            });
+            let mut terms: Vec<(String, u16)> = counts.into_iter().collect();
+            terms.sort_unstable();
+            DefinitionTerms {
+                name: facts.definitions[*k].name.clone(),
+                span: Span {
+                    start: starts[d],
+                    end: span.end,
+                },
+                length,
+                terms,
+            }
+        })
+        .collect()
+}
+
+/// Scores the definitions of `files` (caller's index, the file's [`documents`])
+/// against `query`, BM25 over all their definitions, and describes each file
+/// that has a definition matching any term. `title` says per query term whether the
+/// task's title has it. The documents' order decides ties (files in the order given,
+/// then definitions in order of their start): deterministic.
+pub(crate) fn score(
+    files: &[(usize, &[DefinitionTerms])],
+    query: &Query,
+    title: &[bool],
+) -> HashMap<usize, FileDefinitions> {
+    let documents: Vec<(usize, &DefinitionTerms)> = files
+        .iter()
+        .flat_map(|&(file, docs)| docs.iter().map(move |d| (file, d)))
+        .collect();
+    if documents.is_empty() || query.terms.is_empty() {
+        return HashMap::new();
+    }
+    let count = |doc: &DefinitionTerms, term: &str| -> u16 {
+        doc.terms
+            .binary_search_by(|(t, _)| t.as_str().cmp(term))
+            .map_or(0, |k| doc.terms[k].1)
+    };
+    let n = documents.len() as f32;
+    let average = (documents.iter().map(|d| d.1.length as f32).sum::<f32>() / n).max(1.0);
+    let mut raw = vec![0.0f32; documents.len()];
+    let mut title_found = vec![0.0f32; documents.len()];
+    let mut found: Vec<u16> = vec![0; documents.len()];
+    for (t, (term, weight)) in query.terms.iter().enumerate() {
+        let mut df = 0usize;
+        for (k, (_, doc)) in documents.iter().enumerate() {
+            found[k] = count(doc, term);
+            df += usize::from(found[k] > 0);
+        }
+        if df == 0 {
+            continue;
+        }
+        // BM25's idf over the candidates' definitions (the +1 keeps it positive).
+        let idf = (1.0 + (n - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
+        let in_title = title.get(t).copied().unwrap_or(false);
+        for (k, (_, doc)) in documents.iter().enumerate() {
+            if found[k] == 0 {
+                continue;
+            }
+            let tf = f32::from(found[k]);
+            let norm = K1 * (1.0 - B + B * doc.length as f32 / average);
+            raw[k] += weight * idf * tf * (K1 + 1.0) / (tf + norm);
+            if in_title {
+                title_found[k] += weight;
+            }
+        }
+    }
+    let top = raw.iter().copied().fold(0.0f32, f32::max);
+    if top <= 0.0 {
+        return HashMap::new();
+    }
+    let title_weight: f32 = query
+        .terms
+        .iter()
+        .enumerate()
+        .filter(|(t, _)| title.get(*t).copied().unwrap_or(false))
+        .map(|(_, (_, w))| w)
+        .sum();
+    let mut by_file: HashMap<usize, FileDefinitions> = HashMap::new();
+    for (k, &(file, doc)) in documents.iter().enumerate() {
+        if raw[k] <= 0.0 {
+            continue;
+        }
+        let share = raw[k] / top;
+        let entry = by_file.entry(file).or_insert_with(|| FileDefinitions {
+            best: 0.0,
+            matching: 0,
+            title_cover: 0.0,
+            name: String::new(),
+            span: doc.span,
+        });
+        if share >= MATCHING_SHARE {
+            entry.matching += 1;
+        }
+        if share > entry.best {
+            entry.best = share;
+            entry.title_cover = if title_weight > 0.0 {
+                title_found[k] / title_weight
+            } else {
+                0.0
+            };
+            entry.name = doc.name.clone();
+            entry.span = doc.span;
+        }
+    }
+    by_file
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::Definition;
+
+    fn def(kind: DefKind, name: &str, start: u32, end: u32) -> Definition {
+        Definition {
+            kind,
+            name: name.to_string(),
+            qualified: None,
+            signature: String::new(),
+            span: Span { start, end },
+        }
+    }
+
+    fn facts(defs: Vec<Definition>) -> Facts {
+        Facts {
+            definitions: defs,
+            ..Facts::default()
+        }
+    }
+
+    #[test]
+    fn a_class_keeps_its_header_and_its_methods_are_their_own_documents() {
+        let text = "class Cache:\n    \"\"\"Keeps entries.\"\"\"\n\n    # evicts the oldest\n    def evict(self):\n        drop_oldest()\n\n    size = 3\n";
+        let f = facts(vec![
+            def(DefKind::Class, "Cache", 1, 8),
+            def(DefKind::Method, "evict", 5, 6),
+        ]);
+        let docs = documents(text, &f);
+        assert_eq!(docs.len(), 2);
+        let has = |d: &DefinitionTerms, word: &str| {
+            let mut token = String::new();
+            tokenize(word, |t| token = t);
+            d.terms.iter().any(|(x, _)| *x == token)
+        };
+        assert!(has(&docs[0], "entries"));
+        assert!(has(&docs[0], "size"));
+        assert!(!has(&docs[0], "drop"));
+        assert!(!has(&docs[0], "evicts"));
+        assert!(has(&docs[1], "evicts"));
+        assert!(has(&docs[1], "drop"));
+        assert_eq!(docs[1].span, Span { start: 4, end: 6 });
+        assert_eq!(docs[1].name, "evict");
+    }
+
+    #[test]
+    fn spans_past_the_text_and_overlapping_spans_are_safe() {
+        let text = "fn a() {\n}\nfn b() {\n}\n";
+        let f = facts(vec![
+            def(DefKind::Function, "a", 1, 90),
+            def(DefKind::Function, "b", 3, 2),
+            def(DefKind::Function, "c", 0, 0),
+            def(DefKind::Function, "d", 70, 80),
+        ]);
+        assert_eq!(documents(text, &f).len(), 2);
+    }
+}
