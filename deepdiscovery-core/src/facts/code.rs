@@ -41,6 +41,12 @@ use crate::artifact::Language;
 
 /// At most this many references are kept per file (distinct by name and kind).
 pub const MAX_REFERENCES: usize = 4000;
+/// At most this many more references are kept per file: a name's uses in the bodies
+/// of other definitions than the one its first use is in, so that what each
+/// function or method calls is known.
+pub const MAX_BODY_REFERENCES: usize = 8000;
+/// Reference occurrences read per file before they are reduced to the kept ones.
+const MAX_REFERENCE_OCCURRENCES: usize = 50_000;
 /// At most this many string keys are kept per code file.
 pub const MAX_STRING_KEYS: usize = 500;
 /// At most this many argument expressions of a call or decoration are read.
@@ -128,7 +134,7 @@ pub fn extract(language: Language, path: &str, text: &str) -> Facts {
     let names = grammar.query.capture_names();
 
     let mut defs: Vec<RawDef> = Vec::new();
-    let mut seen_refs: HashSet<(String, RefKind)> = HashSet::new();
+    let mut occurrences: Vec<Reference> = Vec::new();
     let mut seen_keys: HashSet<(String, super::KeyKind)> = HashSet::new();
     let mut sites = Sites::default();
     let mut cursor = QueryCursor::new();
@@ -240,11 +246,8 @@ pub fn extract(language: Language, path: &str, text: &str) -> Facts {
                 .map(|n| node_text(n, bytes))
                 .unwrap_or_else(|| node_text(node, bytes));
             let name = last_segment(raw);
-            if is_identifier(name)
-                && seen_refs.len() < MAX_REFERENCES
-                && seen_refs.insert((name.to_string(), kind))
-            {
-                facts.references.push(Reference {
+            if is_identifier(name) && occurrences.len() < MAX_REFERENCE_OCCURRENCES {
+                occurrences.push(Reference {
                     name: name.to_string(),
                     kind,
                     line: line_of(node),
@@ -290,6 +293,7 @@ pub fn extract(language: Language, path: &str, text: &str) -> Facts {
         ));
     }
     facts.definitions = qualify(defs, facts.package.as_deref(), grammar.separator);
+    facts.references = kept_references(occurrences, &facts.definitions);
     facts
         .imports
         .sort_by(|a, b| (a.line, &a.target).cmp(&(b.line, &b.target)));
@@ -298,9 +302,6 @@ pub fn extract(language: Language, path: &str, text: &str) -> Facts {
         .supertypes
         .sort_by(|a, b| (a.line, &a.child, &a.parent).cmp(&(b.line, &b.child, &b.parent)));
     facts.supertypes.dedup();
-    facts
-        .references
-        .sort_by(|a, b| (a.line, &a.name, a.kind).cmp(&(b.line, &b.name, b.kind)));
     (facts.decorations, facts.calls_with_args) = sites.finish();
     let file_name = path.rsplit('/').next().unwrap_or(path);
     if let Some((doc, from)) =
@@ -310,6 +311,62 @@ pub fn extract(language: Language, path: &str, text: &str) -> Facts {
         facts.doc_from = Some(from);
     }
     facts
+}
+
+/// The references kept of a file's `occurrences`: the first use of each name (by
+/// kind), at most [`MAX_REFERENCES`], then its first use in the body of each other
+/// definition, at most [`MAX_BODY_REFERENCES`] more, so that the names each
+/// function, method or class uses are all known (`definitions` in source order).
+fn kept_references(mut occurrences: Vec<Reference>, definitions: &[Definition]) -> Vec<Reference> {
+    occurrences.sort_by(|a, b| (a.line, &a.name, a.kind).cmp(&(b.line, &b.name, b.kind)));
+    // The innermost definition around each occurrence, by one sweep over both in
+    // line order with a stack of the definitions open (no recursion).
+    let mut owner: Vec<Option<usize>> = Vec::with_capacity(occurrences.len());
+    let mut open: Vec<usize> = Vec::new();
+    let mut next = 0;
+    for r in &occurrences {
+        while next < definitions.len() && definitions[next].span.start <= r.line {
+            open.push(next);
+            next += 1;
+        }
+        while open
+            .last()
+            .is_some_and(|&d| definitions[d].span.end < r.line)
+        {
+            open.pop();
+        }
+        owner.push(open.last().copied());
+    }
+    let mut first: HashSet<(&str, RefKind)> = HashSet::new();
+    let mut in_body: HashSet<(&str, RefKind, Option<usize>)> = HashSet::new();
+    let mut keep = vec![false; occurrences.len()];
+    for (k, r) in occurrences.iter().enumerate() {
+        let key = (r.name.as_str(), r.kind);
+        if first.contains(&key) {
+            continue;
+        }
+        if first.len() < MAX_REFERENCES {
+            first.insert(key);
+            in_body.insert((key.0, key.1, owner[k]));
+            keep[k] = true;
+        }
+    }
+    let mut more = 0;
+    for (k, r) in occurrences.iter().enumerate() {
+        if keep[k] || more == MAX_BODY_REFERENCES || owner[k].is_none() {
+            continue;
+        }
+        let key = (r.name.as_str(), r.kind);
+        if first.contains(&key) && in_body.insert((key.0, key.1, owner[k])) {
+            keep[k] = true;
+            more += 1;
+        }
+    }
+    occurrences
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(r, keep)| keep.then_some(r))
+        .collect()
 }
 
 /// Builds qualified names from the nesting of definitions: `package.Outer.inner`.
@@ -447,4 +504,65 @@ pub(super) fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_' || c == '$')
         && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_used_in_several_bodies_is_known_in_each() {
+        let text = "def setup():\n    flush()\n\n\ndef save(rows):\n    check(rows)\n    flush()\n    flush()\n\n\nclass Store:\n    def close(self):\n        flush()\n";
+        let facts = super::super::extract(Language::Python, "store.py", text);
+        let lines: Vec<u32> = facts
+            .references
+            .iter()
+            .filter(|r| r.name == "flush")
+            .map(|r| r.line)
+            .collect();
+        // Its first use, then its first use in each other body; line 8 repeats line 7.
+        assert_eq!(lines, [2, 7, 13], "{:?}", facts.references);
+        let check: Vec<u32> = facts
+            .references
+            .iter()
+            .filter(|r| r.name == "check")
+            .map(|r| r.line)
+            .collect();
+        assert_eq!(check, [6]);
+    }
+
+    #[test]
+    fn kept_references_are_capped() {
+        let definitions: Vec<Definition> = (0..3000)
+            .map(|i| Definition {
+                kind: DefKind::Function,
+                name: format!("f{i}"),
+                qualified: None,
+                signature: String::new(),
+                span: Span {
+                    start: 2 * i + 1,
+                    end: 2 * i + 2,
+                },
+            })
+            .collect();
+        let occurrences: Vec<Reference> = (0..6000u32)
+            .flat_map(|line| {
+                (0..3).map(move |k| Reference {
+                    name: format!("n{}", (line + k) % 5000),
+                    kind: RefKind::Call,
+                    line: line + 1,
+                })
+            })
+            .collect();
+        let kept = kept_references(occurrences, &definitions);
+        assert!(
+            kept.len() <= MAX_REFERENCES + MAX_BODY_REFERENCES,
+            "{}",
+            kept.len()
+        );
+        let mut distinct: Vec<&str> = kept.iter().map(|r| r.name.as_str()).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), MAX_REFERENCES);
+    }
 }

@@ -296,7 +296,9 @@ pub struct Facts {
     pub definitions: Vec<Definition>,
     /// Imports in source order.
     pub imports: Vec<Import>,
-    /// References in source order, deduplicated by (name, kind).
+    /// References in source order: the first use of each name (by kind), and its
+    /// first use in the body of each other definition, so that what each function,
+    /// method or class uses is known. A name can appear more than once.
     pub references: Vec<Reference>,
     /// Extends/implements relations declared here.
     pub supertypes: Vec<Supertype>,

@@ -243,8 +243,14 @@ fn reference_edges(
         .map(|d| d.name.as_str())
         .collect();
     let mut hits: BTreeMap<(usize, Relation), Vec<NameHit<'_>>> = BTreeMap::new();
+    // A name counts once per file, at its first use (the facts keep its uses in
+    // other bodies too).
+    let mut seen: HashSet<(&str, RefKind)> = HashSet::new();
     for r in &artifact.facts.references {
-        if r.name.chars().count() < MIN_NAME_LEN || own.contains(r.name.as_str()) {
+        if r.name.chars().count() < MIN_NAME_LEN
+            || own.contains(r.name.as_str())
+            || !seen.insert((r.name.as_str(), r.kind))
+        {
             continue;
         }
         let Some(definers) = table.definers.get(&(fam, r.name.as_str())) else {

@@ -98,10 +98,14 @@ pub const COMPLETION_FEATURES: [&str; COMPLETION_FEATURE_COUNT] = [
     "is_config",
     "log_size",
     "depth",
+    // Evidence beyond the task's words: the candidate's best definition's match, a
+    // past commit whose message matches the task changed it.
+    "def_best",
+    "past_change",
 ];
 
 /// How many features a completion row has.
-pub const COMPLETION_FEATURE_COUNT: usize = 32;
+pub const COMPLETION_FEATURE_COUNT: usize = 34;
 
 /// A candidate's row and what ties it to the context.
 #[derive(Debug, Clone)]
@@ -224,6 +228,7 @@ pub(super) fn candidates(inputs: &Inputs) -> Vec<Candidate> {
         let (links, linked, to_top) = links_to(inputs.graph, path, &in_context, top);
         let p = prob(path);
         let (new_terms, new_share) = new_terms(location.matched.get(path), &explained);
+        let beyond = location.beyond_words.get(path).copied().unwrap_or_default();
         let row = vec![
             p,
             p / top_prob.max(1e-6),
@@ -257,6 +262,8 @@ pub(super) fn candidates(inputs: &Inputs) -> Vec<Candidate> {
             flag(role == Role::Config),
             (size as f32).ln_1p(),
             path.matches('/').count() as f32,
+            beyond.definition,
+            beyond.past_change,
         ];
         debug_assert_eq!(row.len(), COMPLETION_FEATURE_COUNT);
         let from = match (&linked, anchors.get(coupling.anchor)) {

@@ -241,6 +241,21 @@ pub struct Location {
     /// matches best (`locate::definitions`): its span goes first in the file's view.
     #[serde(skip)]
     pub(crate) described: HashMap<String, String>,
+    /// Per candidate, the evidence beyond the task's words that the change-set
+    /// completion reads: its best definition's match and its past-change strength.
+    #[serde(skip)]
+    pub(crate) beyond_words: HashMap<String, BeyondWords>,
+}
+
+/// Evidence of a candidate that is not a word it shares with the task.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct BeyondWords {
+    /// Its best definition's BM25 over the best of all candidates' definitions
+    /// (`locate::definitions`).
+    pub definition: f32,
+    /// The strength of the past commits whose messages match the task and that
+    /// changed it (`locate::past_changes`).
+    pub past_change: f32,
 }
 
 /// The ranked files whose matched terms [`Location`] keeps.

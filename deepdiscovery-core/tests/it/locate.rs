@@ -761,3 +761,42 @@ fn the_definition_the_task_describes_is_named_and_scored_on_its_own() {
         "its definition `wrap_headers` (lines 163-166) matches the task (1.00",
     );
 }
+
+#[test]
+fn what_the_named_function_calls_is_known_though_the_name_was_used_before() {
+    // `flush_pages` is used first in `open_report`, then in the body of the function
+    // the task names: the facts keep both uses, so the file that defines it is known
+    // as a callee of the named function.
+    let files = vec![
+        (
+            "report/writer.py".to_string(),
+            "from report.pages import flush_pages\n\n\ndef open_report(path):\n    \
+             flush_pages(path)\n\n\ndef save_report(report):\n    \
+             report.close()\n    flush_pages(report.path)\n"
+                .to_string(),
+        ),
+        (
+            "report/pages.py".to_string(),
+            "def flush_pages(path):\n    return path\n".to_string(),
+        ),
+        (
+            "report/fonts.py".to_string(),
+            "def load_fonts(path):\n    return path\n".to_string(),
+        ),
+    ];
+    let location = locate_in(files, "`save_report` loses the last page");
+    let callee = FEATURE_NAMES
+        .iter()
+        .position(|n| *n == "callee_of_named")
+        .unwrap();
+    let value = |path: &str| {
+        location
+            .features
+            .rows
+            .iter()
+            .find(|(p, _)| p == path)
+            .map_or(0.0, |(_, row)| row[callee])
+    };
+    assert!(value("report/pages.py") > 0.0, "{:?}", location.features.rows);
+    assert_eq!(value("report/fonts.py"), 0.0);
+}

@@ -437,6 +437,16 @@ pub(crate) fn run(
             .map(|(i, p)| (artifacts[i].path.clone(), p))
             .collect(),
         query_terms: query.terms.len(),
+        beyond_words: (0..n)
+            .map(|i| {
+                let words = super::BeyondWords {
+                    definition: definitions.get(&i).map_or(0.0, |d| d.best),
+                    past_change: evidence::strongest(&evidence[i], Channel::PastChange),
+                };
+                (artifacts[i].path.clone(), words)
+            })
+            .filter(|(_, w)| *w != super::BeyondWords::default())
+            .collect(),
         described: definitions
             .iter()
             .filter(|(_, d)| d.best >= definitions::MATCHING_SHARE)
