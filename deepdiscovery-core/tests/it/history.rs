@@ -844,8 +844,11 @@ fn the_completion_reads_history_ties_beyond_locations_candidates() {
     let task = Task::new(INVOICE_TASK).unwrap();
     // Location without its co-change cue: the notes are no anchor then, and only the
     // Inference stage's history can tie them to the task.
+    // Five anchors: the notes (no word of the task, a small repository) are not
+    // among them.
     let mut config = DiscoverConfig::default();
     config.location_ablation.no_history = true;
+    config.anchors = 5;
     let (package, rows) = session.discover_traced(&task, &config).unwrap();
     // The same package as `discover`.
     let plain = session.discover(&task, &config).unwrap();

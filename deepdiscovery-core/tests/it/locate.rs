@@ -485,17 +485,17 @@ fn learned_scores_are_pinned_on_the_fixture() {
         (
             "inventory/pricing/currency.py",
             "0.995",
-            "learned score 0.67 (Eq. 6 0.99)",
+            "learned score 0.49 (Eq. 6 0.99)",
         ),
         (
             "inventory/api/routes.py",
             "0.961",
-            "learned score 0.47 (Eq. 6 0.96)",
+            "learned score 0.44 (Eq. 6 0.96)",
         ),
         (
             "inventory/pricing/discounts.py",
             "0.914",
-            "learned score 0.36 (Eq. 6 0.91)",
+            "learned score 0.26 (Eq. 6 0.91)",
         ),
     ];
     let expected: Vec<(&str, String, &str)> = expected
@@ -797,6 +797,10 @@ fn what_the_named_function_calls_is_known_though_the_name_was_used_before() {
             .find(|(p, _)| p == path)
             .map_or(0.0, |(_, row)| row[callee])
     };
-    assert!(value("report/pages.py") > 0.0, "{:?}", location.features.rows);
+    assert!(
+        value("report/pages.py") > 0.0,
+        "{:?}",
+        location.features.rows
+    );
     assert_eq!(value("report/fonts.py"), 0.0);
 }
