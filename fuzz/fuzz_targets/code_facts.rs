@@ -1,6 +1,7 @@
 //! Facts extraction of every code language (tree-sitter parse, tags query, call and
 //! decoration sites): the first byte picks the language, the rest is the file.
-//! Never panics, stays within its work budgets, and is deterministic.
+//! Never panics, stays within its work budgets, and is deterministic; the file's
+//! definitions as documents (the Location stage's) lie in its text.
 #![no_main]
 
 use deepdiscovery_core::facts::{self, CODE_LANGUAGES};
@@ -14,4 +15,5 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(rest);
     let first = facts::extract(language, "fuzzed", &text);
     assert_eq!(first, facts::extract(language, "fuzzed", &text));
+    deepdiscovery_core::locate::check_documents(&text, &first);
 });

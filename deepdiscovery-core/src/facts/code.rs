@@ -134,7 +134,8 @@ pub fn extract(language: Language, path: &str, text: &str) -> Facts {
     let names = grammar.query.capture_names();
 
     let mut defs: Vec<RawDef> = Vec::new();
-    let mut occurrences: Vec<Reference> = Vec::new();
+    // Borrowed from the text: only the references kept become strings.
+    let mut occurrences: Vec<Occurrence<'_>> = Vec::new();
     let mut seen_keys: HashSet<(String, super::KeyKind)> = HashSet::new();
     let mut sites = Sites::default();
     let mut cursor = QueryCursor::new();
@@ -247,8 +248,8 @@ pub fn extract(language: Language, path: &str, text: &str) -> Facts {
                 .unwrap_or_else(|| node_text(node, bytes));
             let name = last_segment(raw);
             if is_identifier(name) && occurrences.len() < MAX_REFERENCE_OCCURRENCES {
-                occurrences.push(Reference {
-                    name: name.to_string(),
+                occurrences.push(Occurrence {
+                    name,
                     kind,
                     line: line_of(node),
                 });
@@ -317,8 +318,11 @@ pub fn extract(language: Language, path: &str, text: &str) -> Facts {
 /// kind), at most [`MAX_REFERENCES`], then its first use in the body of each other
 /// definition, at most [`MAX_BODY_REFERENCES`] more, so that the names each
 /// function, method or class uses are all known (`definitions` in source order).
-fn kept_references(mut occurrences: Vec<Reference>, definitions: &[Definition]) -> Vec<Reference> {
-    occurrences.sort_by(|a, b| (a.line, &a.name, a.kind).cmp(&(b.line, &b.name, b.kind)));
+fn kept_references(
+    mut occurrences: Vec<Occurrence<'_>>,
+    definitions: &[Definition],
+) -> Vec<Reference> {
+    occurrences.sort_by(|a, b| (a.line, a.name, a.kind).cmp(&(b.line, b.name, b.kind)));
     // The innermost definition around each occurrence, by one sweep over both in
     // line order with a stack of the definitions open (no recursion).
     let mut owner: Vec<Option<usize>> = Vec::with_capacity(occurrences.len());
@@ -341,7 +345,7 @@ fn kept_references(mut occurrences: Vec<Reference>, definitions: &[Definition]) 
     let mut in_body: HashSet<(&str, RefKind, Option<usize>)> = HashSet::new();
     let mut keep = vec![false; occurrences.len()];
     for (k, r) in occurrences.iter().enumerate() {
-        let key = (r.name.as_str(), r.kind);
+        let key = (r.name, r.kind);
         if first.contains(&key) {
             continue;
         }
@@ -356,17 +360,29 @@ fn kept_references(mut occurrences: Vec<Reference>, definitions: &[Definition]) 
         if keep[k] || more == MAX_BODY_REFERENCES || owner[k].is_none() {
             continue;
         }
-        let key = (r.name.as_str(), r.kind);
+        let key = (r.name, r.kind);
         if first.contains(&key) && in_body.insert((key.0, key.1, owner[k])) {
             keep[k] = true;
             more += 1;
         }
     }
     occurrences
-        .into_iter()
+        .iter()
         .zip(keep)
-        .filter_map(|(r, keep)| keep.then_some(r))
+        .filter(|(_, keep)| *keep)
+        .map(|(r, _)| Reference {
+            name: r.name.to_string(),
+            kind: r.kind,
+            line: r.line,
+        })
         .collect()
+}
+
+/// One use of a name in a file's text, before [`kept_references`] keeps it or not.
+struct Occurrence<'t> {
+    name: &'t str,
+    kind: RefKind,
+    line: u32,
 }
 
 /// Builds qualified names from the nesting of definitions: `package.Outer.inner`.
@@ -545,10 +561,12 @@ mod tests {
                 },
             })
             .collect();
-        let occurrences: Vec<Reference> = (0..6000u32)
+        let names: Vec<String> = (0..5000).map(|i| format!("n{i}")).collect();
+        let occurrences: Vec<Occurrence<'_>> = (0..6000u32)
             .flat_map(|line| {
-                (0..3).map(move |k| Reference {
-                    name: format!("n{}", (line + k) % 5000),
+                let names = &names;
+                (0..3).map(move |k| Occurrence {
+                    name: &names[((line + k) % 5000) as usize],
                     kind: RefKind::Call,
                     line: line + 1,
                 })

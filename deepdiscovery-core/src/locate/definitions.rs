@@ -70,8 +70,15 @@ pub(crate) struct DefinitionTerms {
     pub span: Span,
     /// How many tokens its text has.
     pub length: u32,
-    /// Each token of its text with its count, sorted by token.
-    pub terms: Vec<(String, u16)>,
+    /// Each token of its text, as its [`term_hash`], with its count, sorted by
+    /// hash: ten bytes a term (a file's documents stay a fraction of its text).
+    pub terms: Vec<(u64, u16)>,
+}
+
+/// The 64-bit hash a document keeps of a token (xxh3: two tokens of one corpus
+/// share one with a probability of about 2⁻⁴⁰ or less).
+fn term_hash(token: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(token.as_bytes())
 }
 
 /// Whether definitions of `kind` are documents: the ones with a body worth reading
@@ -183,14 +190,14 @@ pub(crate) fn documents(text: &str, facts: &Facts) -> Vec<DefinitionTerms> {
         .zip(texts)
         .enumerate()
         .map(|(d, ((k, span), text))| {
-            let mut counts: HashMap<String, u16> = HashMap::new();
+            let mut counts: HashMap<u64, u16> = HashMap::new();
             let mut length = 0u32;
             tokenize(crate::text::prefix(&text, MAX_DOCUMENT_BYTES), |t| {
                 length += 1;
-                let count = counts.entry(t).or_default();
+                let count = counts.entry(term_hash(&t)).or_default();
                 *count = count.saturating_add(1);
             });
-            let mut terms: Vec<(String, u16)> = counts.into_iter().collect();
+            let mut terms: Vec<(u64, u16)> = counts.into_iter().collect();
             terms.sort_unstable();
             DefinitionTerms {
                 name: facts.definitions[*k].name.clone(),
@@ -222,9 +229,9 @@ pub(crate) fn score(
     if documents.is_empty() || query.terms.is_empty() {
         return HashMap::new();
     }
-    let count = |doc: &DefinitionTerms, term: &str| -> u16 {
+    let count = |doc: &DefinitionTerms, term: u64| -> u16 {
         doc.terms
-            .binary_search_by(|(t, _)| t.as_str().cmp(term))
+            .binary_search_by(|(t, _)| t.cmp(&term))
             .map_or(0, |k| doc.terms[k].1)
     };
     let n = documents.len() as f32;
@@ -233,6 +240,7 @@ pub(crate) fn score(
     let mut title_found = vec![0.0f32; documents.len()];
     let mut found: Vec<u16> = vec![0; documents.len()];
     for (t, (term, weight)) in query.terms.iter().enumerate() {
+        let term = term_hash(term);
         let mut df = 0usize;
         for (k, (_, doc)) in documents.iter().enumerate() {
             found[k] = count(doc, term);
@@ -297,6 +305,23 @@ pub(crate) fn score(
     by_file
 }
 
+/// The fuzz targets' check of [`documents`] on any text and its facts: it ends,
+/// every document's lines lie in the text, its terms are sorted and distinct and
+/// counted within its length, and the same input gives the same documents.
+#[doc(hidden)]
+pub fn check_documents(text: &str, facts: &Facts) {
+    let docs = documents(text, facts);
+    let lines = text.lines().take(MAX_LINES).count() as u32;
+    assert!(docs.len() <= MAX_DEFINITIONS);
+    for doc in &docs {
+        assert!(1 <= doc.span.start && doc.span.start <= doc.span.end && doc.span.end <= lines);
+        assert!(doc.terms.windows(2).all(|w| w[0].0 < w[1].0));
+        let counted: u64 = doc.terms.iter().map(|(_, c)| u64::from(*c)).sum();
+        assert!(counted <= u64::from(doc.length));
+    }
+    assert_eq!(docs, documents(text, facts));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -331,7 +356,7 @@ mod tests {
         let has = |d: &DefinitionTerms, word: &str| {
             let mut token = String::new();
             tokenize(word, |t| token = t);
-            d.terms.iter().any(|(x, _)| *x == token)
+            d.terms.iter().any(|(x, _)| *x == term_hash(&token))
         };
         assert!(has(&docs[0], "entries"));
         assert!(has(&docs[0], "size"));

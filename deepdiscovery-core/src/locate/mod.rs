@@ -36,6 +36,8 @@ use crate::task::Budget;
 use crate::{Error, Result, Session};
 
 pub use cues::{Cue, CueKind, ResolvedCue};
+#[doc(hidden)]
+pub use definitions::check_documents;
 pub use environment::Environment;
 pub use features::{FEATURE_NAMES, FeatureTable};
 pub(crate) use stage::cue_symbol;
