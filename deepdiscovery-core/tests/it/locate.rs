@@ -153,6 +153,38 @@ fn hints_are_strong_evidence() {
 }
 
 #[test]
+fn the_files_a_caller_names_are_anchors_in_the_order_named() {
+    // The task's words point at the discounts; the caller names two other files.
+    let session = Session::open(fixture_path("locate_app")).unwrap();
+    let named = ["inventory/pricing/currency.py", "inventory/warehouse.py"];
+    let task = Task::new("discounts are applied twice to the price")
+        .unwrap()
+        .with_hints(Hints {
+            paths: named.iter().map(|p| p.to_string()).collect(),
+            ..Hints::default()
+        });
+    let location = session.locate(&task, &LocateConfig::default()).unwrap();
+    assert_eq!(top(&location, 2), named);
+    assert!(location.anchors[0].signals[0].contains("named by the caller"));
+    // Still a ranking: no file below the named ones scores above them.
+    assert!(location.ranked.windows(2).all(|w| w[0].score >= w[1].score));
+    // A hint that names several files forces none of them.
+    let task = Task::new("discounts are applied twice to the price")
+        .unwrap()
+        .with_hints(Hints {
+            paths: vec!["__init__.py".into()],
+            ..Hints::default()
+        });
+    let location = session.locate(&task, &LocateConfig::default()).unwrap();
+    assert!(
+        !location
+            .ranked
+            .iter()
+            .any(|f| f.signals.iter().any(|s| s == "named by the caller"))
+    );
+}
+
+#[test]
 fn ablation_switches_remove_their_term() {
     // Ablations measure Eq. 6: compare with Eq. 6 alone.
     let paper = LocateConfig {

@@ -398,6 +398,7 @@ pub(crate) fn run(
         &artifacts, &scores, &terms, &evidence, &sem_terms, &query, learned,
     );
     ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
+    hinted_first(&mut ranked, &hinted_files(task, &resolved));
     let known: BTreeMap<&str, std::sync::Arc<crate::facts::Facts>> = facts
         .iter()
         .map(|(p, f)| (p.as_str(), std::sync::Arc::clone(f)))

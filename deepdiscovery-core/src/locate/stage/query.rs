@@ -68,3 +68,44 @@ pub(super) fn title_terms(query: &Query, text: &str) -> Vec<bool> {
         .map(|(t, _)| in_title.contains(t))
         .collect()
 }
+
+/// The files the caller's path hints name, in the hints' order: a hint that names one
+/// file of the repository (the path itself, or a path ending in it) names that file;
+/// a hint that names several, or none, names nothing here and stays evidence only.
+pub(super) fn hinted_files(task: &Task, resolved: &[ResolvedCue]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for hint in &task.hints.paths {
+        let named = resolved
+            .iter()
+            .filter(|r| r.cue.kind == CueKind::Path && &r.cue.text == hint)
+            .find_map(|r| match r.files.as_slice() {
+                [one] => Some(one),
+                _ => None,
+            });
+        if let Some(path) = named.filter(|p| !out.contains(p)) {
+            out.push(path.clone());
+        }
+    }
+    out
+}
+
+/// Puts the files the caller named (`hinted`, in order) first in `ranked` (sorted by
+/// score), each with the best score of the ranking and a signal that says why: the
+/// caller's word outranks anything the task's text suggests, so a hinted file is an
+/// anchor whatever the scorer thinks of it. Hinted files that are not ranked at all
+/// (nothing of the task reaches them) stay out.
+pub(super) fn hinted_first(ranked: &mut Vec<ScoredFile>, hinted: &[String]) {
+    let Some(top) = ranked.first().map(|r| r.score) else {
+        return;
+    };
+    let mut front = Vec::new();
+    for path in hinted {
+        if let Some(at) = ranked.iter().position(|r| &r.path == path) {
+            let mut file = ranked.remove(at);
+            file.score = file.score.max(top);
+            file.signals.insert(0, "named by the caller".to_string());
+            front.push(file);
+        }
+    }
+    ranked.splice(0..0, front);
+}
