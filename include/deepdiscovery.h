@@ -302,7 +302,7 @@ dd_status dd_session_set_embedder(dd_session *session,
  *   - `"full_graph"`: boolean (false), parse every file for the graph instead of
  *     the task's neighbourhood;
  *   - `"scope"`: how the neighbourhood grows, `{"rounds": 2, "per_round": 48,
- *     "max_name_files": 24, "max_names_per_file": 100}`;
+ *     "max_name_files": 24, "max_names_per_file": 100, "max_file_bytes": 262144}`;
  *   - `"hints"`: `{"paths": [...], "symbols": [...], "failing_tests": [...]}`,
  *     what the caller already knows (strings).
  *

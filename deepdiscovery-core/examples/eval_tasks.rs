@@ -207,6 +207,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
             "--scope-names-per-file" => {
                 o.config.scope.max_names_per_file = parse_count(&flag, &value()?)?
             }
+            "--scope-max-file-bytes" => {
+                o.config.scope.max_file_bytes = parse_count(&flag, &value()?)? as u64
+            }
             "--no-history-cues" => o.config.location_ablation.no_history = true,
             "--no-past-changes" => o.config.location_ablation.no_past_changes = true,
             "--no-history" => {

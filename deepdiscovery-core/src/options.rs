@@ -210,7 +210,7 @@ fn history(value: &Value, at: &str) -> Result<Option<HistoryOptions>, Failure> {
 /// `no_compression`, `no_implicit`, `no_metadata_first`, `no_history`), `llm`
 /// (`environment`, `summary`, `promotion`, `max_calls`, `max_prompt_tokens`),
 /// `full_graph`, `scope` (`rounds`, `per_round`, `max_name_files`,
-/// `max_names_per_file`), `min_score_ratio`, `hints` (`paths`, `symbols`, `failing_tests`). The configuration is validated.
+/// `max_names_per_file`, `max_file_bytes`), `min_score_ratio`, `hints` (`paths`, `symbols`, `failing_tests`). The configuration is validated.
 ///
 /// # Errors
 /// [`OptionsError`] naming the key at fault.
@@ -512,6 +512,7 @@ fn scope_limits(value: &Value, at: &str) -> Result<ScopeLimits, Failure> {
             "per_round",
             "max_name_files",
             "max_names_per_file",
+            "max_file_bytes",
         ],
     )?;
     let mut limits = ScopeLimits::default();
@@ -521,6 +522,10 @@ fn scope_limits(value: &Value, at: &str) -> Result<ScopeLimits, Failure> {
     set(
         &mut limits.max_names_per_file,
         obj.usize("max_names_per_file")?,
+    );
+    set(
+        &mut limits.max_file_bytes,
+        obj.usize("max_file_bytes")?.map(|b| b as u64),
     );
     Ok(limits)
 }
@@ -627,6 +632,7 @@ mod tests {
         config.ablation.no_implicit = true;
         config.full_graph = true;
         config.scope.per_round = 10;
+        config.scope.max_file_bytes = 1 << 20;
         for config in [DiscoverConfig::default(), config] {
             let json = serde_json::to_string(&config).unwrap();
             assert_eq!(discover_options(Some(&json)).unwrap().0, config, "{json}");

@@ -251,7 +251,7 @@ pub unsafe extern "C" fn dd_session_set_embedder(
 ///   - `"full_graph"`: boolean (false), parse every file for the graph instead of
 ///     the task's neighbourhood;
 ///   - `"scope"`: how the neighbourhood grows, `{"rounds": 2, "per_round": 48,
-///     "max_name_files": 24, "max_names_per_file": 100}`;
+///     "max_name_files": 24, "max_names_per_file": 100, "max_file_bytes": 262144}`;
 ///   - `"hints"`: `{"paths": [...], "symbols": [...], "failing_tests": [...]}`,
 ///     what the caller already knows (strings).
 ///

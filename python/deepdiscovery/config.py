@@ -105,7 +105,9 @@ class Config:
       that share their rarest names), grown in ``scope_rounds`` (2) of at most
       ``scope_per_round`` files (48); names found in more than
       ``scope_max_name_files`` files (24) link nothing, and a file gives
-      ``scope_max_names_per_file`` names at most (100). ``full_graph`` parses every
+      ``scope_max_names_per_file`` names at most (100); a file larger than
+      ``scope_max_file_bytes`` (256 KiB) is parsed only when it is an anchor or a
+      seed, never by growth (mostly generated tables). ``full_graph`` parses every
       file instead (slower on large repositories).
 
     Session parameters (used when the config is given to :class:`Session`):
@@ -159,6 +161,7 @@ class Config:
     scope_per_round: int = 48
     scope_max_name_files: int = 24
     scope_max_names_per_file: int = 100
+    scope_max_file_bytes: int = 256 << 10
     history: bool = True
     history_max_commits: int = 2_000
     history_max_bytes: int = 16 << 20
@@ -192,6 +195,7 @@ class Config:
             "scope_rounds",
             "scope_per_round",
             "scope_max_names_per_file",
+            "scope_max_file_bytes",
             "history_max_commits",
             "history_max_bytes",
             "history_max_files_per_commit",
@@ -259,6 +263,7 @@ class Config:
             "per_round": self.scope_per_round,
             "max_name_files": self.scope_max_name_files,
             "max_names_per_file": self.scope_max_names_per_file,
+            "max_file_bytes": self.scope_max_file_bytes,
         }
         if hints is not None:
             options["hints"] = hints.to_options()

@@ -85,6 +85,7 @@ def test_graph_scope_and_max_files_reach_the_core():
         "per_round": 10,
         "max_name_files": 24,
         "max_names_per_file": 100,
+        "max_file_bytes": 256 << 10,
     }
     assert options["budget"]["max_files"] == 500
     assert Config.from_dict(c.to_dict()) == c

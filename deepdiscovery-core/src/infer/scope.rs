@@ -43,6 +43,13 @@ pub struct ScopeLimits {
     pub max_name_files: usize,
     /// Names taken from one file at most (in the order its facts list them).
     pub max_names_per_file: usize,
+    /// A file larger than this (in bytes) joins the scope only as an anchor: neither
+    /// the best candidates beyond the anchors nor growth parse it. Such files are
+    /// mostly generated (rule tables, bundled headers, vendored data), one can cost
+    /// seconds and tens of MiB to parse, and a round that reaches several of them
+    /// costs more than the rest of the query. An anchor of any size is parsed: the
+    /// task pointed at it.
+    pub max_file_bytes: u64,
 }
 
 impl Default for ScopeLimits {
@@ -52,6 +59,7 @@ impl Default for ScopeLimits {
             per_round: 48,
             max_name_files: 24,
             max_names_per_file: 100,
+            max_file_bytes: 256 << 10,
         }
     }
 }
@@ -89,6 +97,11 @@ pub(crate) fn neighbourhood(
     let mut scope: BTreeSet<String> = seeds.iter().map(|(p, _)| p.clone()).collect();
     let mut frontier: Vec<(String, f32)> = seeds.to_vec();
     let stems = StemIndex::new(artifacts);
+    let large: BTreeSet<&str> = artifacts
+        .iter()
+        .filter(|a| a.size > limits.max_file_bytes)
+        .map(|a| a.path.as_str())
+        .collect();
     for _ in 0..limits.rounds {
         if frontier.is_empty() {
             break;
@@ -111,11 +124,11 @@ pub(crate) fn neighbourhood(
         let outside: Vec<&str> = artifacts
             .iter()
             .map(|a| a.path.as_str())
-            .filter(|p| !scope.contains(*p))
+            .filter(|p| !scope.contains(*p) && !large.contains(p))
             .collect();
         let mut score = mention_scores(words, &outside, &names, limits.max_name_files);
         for (path, weight) in by_path {
-            if !scope.contains(&path) {
+            if !scope.contains(&path) && !large.contains(path.as_str()) {
                 *score.entry(path).or_insert(0.0) += weight;
             }
         }

@@ -140,3 +140,39 @@ fn a_hub_offers_its_best_links_only() {
         files.len()
     );
 }
+
+#[test]
+fn growth_leaves_files_over_the_size_limit_unparsed() {
+    // A generated table of 6,000 entries that each call a helper of the anchor: about
+    // 300 KiB, over the default limit of 256 KiB. None of its words is the task's, so
+    // only growth (from the helper's name) reaches it.
+    let mut files = repository();
+    let anchor = files
+        .iter_mut()
+        .find(|(path, _)| path == "payments/refunds.py")
+        .unwrap();
+    anchor
+        .1
+        .push_str("\n\ndef zq_table_entry(code, value):\n    return (code, value)\n");
+    let table: String = (0..6000)
+        .map(|i| format!("def entry_{i}():\n    return zq_table_entry({i}, {i})\n\n"))
+        .collect();
+    assert!(table.len() > 256 << 10);
+    files.push((
+        "generated/table.py".into(),
+        format!("from payments.lookup import *\n\n{table}"),
+    ));
+    // Whether the query parsed the table.
+    let parsed = |config: &DiscoverConfig| {
+        let session = Session::new(MemorySource::from_files(files.clone()).unwrap());
+        let package = session.discover(&Task::new(TASK).unwrap(), config).unwrap();
+        assert_eq!(package.anchors[0].path, "payments/refunds.py");
+        let artifacts = session.artifacts().unwrap();
+        let table = artifacts.iter().find(|a| a.path == "generated/table.py");
+        table.unwrap().facts.is_some()
+    };
+    let mut config = DiscoverConfig::default();
+    assert!(!parsed(&config), "the large file was parsed by growth");
+    config.scope.max_file_bytes = 1 << 20;
+    assert!(parsed(&config), "under a higher limit growth parses it");
+}

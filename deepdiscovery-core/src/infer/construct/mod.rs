@@ -82,7 +82,7 @@ pub(super) fn run(
             session,
             &listed,
             &location.words,
-            &seeds(&location),
+            &seeds(&location, &listed, config.scope.max_file_bytes),
             config.scope,
         )
     };
@@ -385,16 +385,23 @@ fn new_package(
 }
 
 /// The files the query's graph grows from: the anchors, then the best Location
-/// candidates, weighted by their normalized Location score.
-fn seeds(location: &Location) -> Vec<(String, f32)> {
+/// candidates, weighted by their normalized Location score. A candidate larger than
+/// `max_file_bytes` is no seed unless it is an anchor ([`ScopeLimits`]'s
+/// `max_file_bytes`).
+fn seeds(location: &Location, listed: &[ArtifactInfo], max_file_bytes: u64) -> Vec<(String, f32)> {
     let top = location.ranked.first().map_or(1.0, |r| r.score).max(1e-6);
+    let large: HashSet<&str> = listed
+        .iter()
+        .filter(|a| a.size > max_file_bytes)
+        .map(|a| a.path.as_str())
+        .collect();
     let mut out: Vec<(String, f32)> = location
         .anchors
         .iter()
         .map(|a| (a.path.clone(), 1.0))
         .collect();
     for r in location.ranked.iter().take(SEEDS) {
-        if !out.iter().any(|(p, _)| *p == r.path) {
+        if !out.iter().any(|(p, _)| *p == r.path) && !large.contains(r.path.as_str()) {
             out.push((r.path.clone(), (r.score / top).clamp(0.0, 1.0)));
         }
     }
