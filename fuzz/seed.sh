@@ -65,6 +65,7 @@ printf '{"budget_tokens": 4000, "anchors": 3, "ablation": {"no_implicit": true}}
 printf '{"builtin_rules": false, "history": false, "rules": "[[rule]]"}' > "$corpus/options_json/b"
 printf '{"watch": true, "cache": false, "cache_dir": "/nonexistent"}' > "$corpus/options_json/d"
 printf '{"paths": ["a.py"], "symbols": ["f"], "failing_tests": ["t"]}' > "$corpus/options_json/c"
+printf '{"scope": {"rounds": 2, "max_file_bytes": 262144}, "hints": {"paths": ["a.py"]}}' > "$corpus/options_json/e"
 printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"discover","arguments":{"task":"Pricing endpoint crashes in convert_currency","budget_tokens":4000}}}' > "$corpus/mcp/discover"
 printf '{"name":"related","arguments":{"path":"inventory/pricing/currency.py"}}' > "$corpus/mcp/related"
 printf '{"name":"explain","arguments":{"task":"currency conversion","path":"../secret.py"}}' > "$corpus/mcp/explain"

@@ -106,8 +106,9 @@ class Config:
       ``scope_per_round`` files (48); names found in more than
       ``scope_max_name_files`` files (24) link nothing, and a file gives
       ``scope_max_names_per_file`` names at most (100); a file larger than
-      ``scope_max_file_bytes`` (256 KiB) is parsed only when it is an anchor or a
-      seed, never by growth (mostly generated tables). ``full_graph`` parses every
+      ``scope_max_file_bytes`` (256 KiB) is parsed only when it is an anchor,
+      never as a candidate beyond the anchors or by growth (mostly generated
+      tables). ``full_graph`` parses every
       file instead (slower on large repositories).
 
     Session parameters (used when the config is given to :class:`Session`):

@@ -18,7 +18,7 @@
 //! (organizational) relations, and explicit links from the scope resolve to them by
 //! path; only their own outgoing facts are unknown.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use std::sync::Arc;
 
@@ -65,6 +65,16 @@ impl Default for ScopeLimits {
 }
 
 impl ScopeLimits {
+    /// The files of `artifacts` over [`ScopeLimits::max_file_bytes`]: parsed for
+    /// the scope only when they are anchors.
+    pub(crate) fn large_files<'a>(&self, artifacts: &'a [ArtifactInfo]) -> HashSet<&'a str> {
+        artifacts
+            .iter()
+            .filter(|a| a.size > self.max_file_bytes)
+            .map(|a| a.path.as_str())
+            .collect()
+    }
+
     /// Checks the limits: at most four rounds, names shared by one file at least.
     ///
     /// # Errors
@@ -97,11 +107,7 @@ pub(crate) fn neighbourhood(
     let mut scope: BTreeSet<String> = seeds.iter().map(|(p, _)| p.clone()).collect();
     let mut frontier: Vec<(String, f32)> = seeds.to_vec();
     let stems = StemIndex::new(artifacts);
-    let large: BTreeSet<&str> = artifacts
-        .iter()
-        .filter(|a| a.size > limits.max_file_bytes)
-        .map(|a| a.path.as_str())
-        .collect();
+    let large = limits.large_files(artifacts);
     for _ in 0..limits.rounds {
         if frontier.is_empty() {
             break;

@@ -82,7 +82,7 @@ pub(super) fn run(
             session,
             &listed,
             &location.words,
-            &seeds(&location, &listed, config.scope.max_file_bytes),
+            &seeds(&location, &config.scope.large_files(&listed)),
             config.scope,
         )
     };
@@ -385,16 +385,10 @@ fn new_package(
 }
 
 /// The files the query's graph grows from: the anchors, then the best Location
-/// candidates, weighted by their normalized Location score. A candidate larger than
-/// `max_file_bytes` is no seed unless it is an anchor ([`ScopeLimits`]'s
-/// `max_file_bytes`).
-fn seeds(location: &Location, listed: &[ArtifactInfo], max_file_bytes: u64) -> Vec<(String, f32)> {
+/// candidates, weighted by their normalized Location score. A `large` candidate
+/// ([`crate::infer::ScopeLimits::large_files`]) is no seed unless it is an anchor.
+fn seeds(location: &Location, large: &HashSet<&str>) -> Vec<(String, f32)> {
     let top = location.ranked.first().map_or(1.0, |r| r.score).max(1e-6);
-    let large: HashSet<&str> = listed
-        .iter()
-        .filter(|a| a.size > max_file_bytes)
-        .map(|a| a.path.as_str())
-        .collect();
     let mut out: Vec<(String, f32)> = location
         .anchors
         .iter()
