@@ -1,7 +1,8 @@
 """Mine multi-file change tasks from the public git history of repositories.
 
     python3 benches/mine_tasks.py --mirrors /work/.mirror --out /work/mined/mined.jsonl \
-        [--per-repo N] [--max-commits N] [--repos-file FILE] [--banned FILE] [REPO ...]
+        [--per-repo N] [--max-commits N] [--repos-file FILE] [--banned FILE] [--jobs N]
+        [--any-commit] [--gold-files MIN-MAX] [REPO ...]
 
 REPO is `owner/name`; its git directory is looked up under the mirrors directory in the
 layout the `fetch` tool produces (`MIRRORS/owner+name/repo`, or `MIRRORS/owner+name` itself
@@ -44,6 +45,7 @@ Standard library only; needs the `git` program.
 import argparse
 import collections
 import json
+import multiprocessing
 import os
 import re
 import subprocess
@@ -319,8 +321,9 @@ def commits(gitdir, max_commits):
         yield sha, parents.split(), message
 
 
-def candidate(gitdir, repo, sha, parents, message, stats):
-    """The (base, task text) of a commit that may become a task, or None."""
+def candidate(gitdir, repo, sha, parents, message, stats, any_commit=False):
+    """The (base, task text) of a commit that may become a task, or None. With
+    `any_commit`, a non-merge commit needs no issue reference: its message is the text."""
     lines = message.strip("\n").split("\n")
     subject = lines[0].strip()
     body = "\n".join(lines[1:])
@@ -342,7 +345,7 @@ def candidate(gitdir, repo, sha, parents, message, stats):
             return None
         rest = "\n".join(body_lines[1:])
     else:
-        if not ISSUE_REF.search(message):
+        if not any_commit and not ISSUE_REF.search(message):
             stats["no_ref"] += 1
             return None
         title, rest = subject, body
@@ -403,7 +406,8 @@ def gold_of(gitdir, blobs, base, child, stats, require_code=True):
     return gold, new
 
 
-def mine_repo(gitdir, repo, language, per_repo, max_commits, require_code=True):
+def mine_repo(gitdir, repo, language, per_repo, max_commits, require_code=True,
+              any_commit=False):
     stats = collections.Counter()
     tasks = []
     seen_trees = set()
@@ -411,7 +415,7 @@ def mine_repo(gitdir, repo, language, per_repo, max_commits, require_code=True):
     try:
         for sha, parents, message in commits(gitdir, max_commits):
             stats["commits"] += 1
-            cand = candidate(gitdir, repo, sha, parents, message, stats)
+            cand = candidate(gitdir, repo, sha, parents, message, stats, any_commit)
             if cand is None:
                 continue
             base, text = cand
@@ -439,6 +443,21 @@ def mine_repo(gitdir, repo, language, per_repo, max_commits, require_code=True):
         blobs.close()
     tasks.reverse()  # oldest first
     return tasks, stats
+
+
+def mine_job(job):
+    """One repository, in a worker process (the gold-count bounds travel with it)."""
+    global MIN_GOLD, MAX_GOLD, MIN_OLD_GOLD
+    gitdir, repo, lang, per_repo, max_commits, require_code, any_commit, bounds = job
+    MIN_GOLD, MAX_GOLD, MIN_OLD_GOLD = bounds
+    lang = normalize_language(lang) if lang else detect_language(gitdir)
+    try:
+        tasks, stats = mine_repo(gitdir, repo, lang, per_repo, max_commits, require_code,
+                                 any_commit)
+    except RuntimeError as e:  # a corrupt or partial mirror: reported, not fatal
+        print(f"warning: {repo}: {e}", file=sys.stderr)
+        tasks, stats = [], collections.Counter(commits=0, git_error=1)
+    return repo, lang, tasks, stats
 
 
 # ---------------------------------------------------------------------------------------
@@ -485,6 +504,11 @@ def main(argv=None):
                     help="keep changes none of whose gold files is source code (docs/CI only)")
     ap.add_argument("--banned", default=DEFAULT_BANNED,
                     help="benchmark repository list whose repositories are refused")
+    ap.add_argument("--any-commit", action="store_true",
+                    help="a commit needs no issue or pull-request reference: its message is "
+                         "the task (the bridge's training pairs, benches/bridge_corpus.py)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="repositories mined at once (the output does not depend on it)")
     ap.add_argument("--gold-files", default=f"{MIN_GOLD}-{MAX_GOLD}", metavar="MIN-MAX",
                     help="how many gold files a task has (default 2-10, the multi-file "
                          "set; 1-1 mines single-file tasks for the learned scorer)")
@@ -526,19 +550,22 @@ def main(argv=None):
     order.sort(key=str.lower)
 
     all_tasks, per_repo_counts, missing = [], {}, []
+    jobs = []
     for repo in order:
         gitdir = find_gitdir(args.mirrors, repo)
         if gitdir is None:
             print(f"warning: no git directory for {repo} under {args.mirrors}", file=sys.stderr)
             missing.append(repo)
             continue
-        lang = normalize_language(langs[repo]) if langs[repo] else detect_language(gitdir)
-        tasks, stats = mine_repo(gitdir, repo, lang, args.per_repo, args.max_commits,
-                                 not args.allow_no_code)
-        per_repo_counts[repo] = (lang, len(tasks), stats)
-        all_tasks += tasks
-        print(f"{repo:45s} {lang:11s} {len(tasks):4d} tasks  "
-              f"({stats['commits']} commits walked)", file=sys.stderr, flush=True)
+        jobs.append((gitdir, repo, langs[repo], args.per_repo, args.max_commits,
+                     not args.allow_no_code, args.any_commit, (MIN_GOLD, MAX_GOLD, MIN_OLD_GOLD)))
+    with multiprocessing.Pool(max(1, args.jobs)) as pool:
+        # imap keeps the repositories' order: the output is the same for any --jobs.
+        for repo, lang, tasks, stats in pool.imap(mine_job, jobs):
+            per_repo_counts[repo] = (lang, len(tasks), stats)
+            all_tasks += tasks
+            print(f"{repo:45s} {lang:11s} {len(tasks):4d} tasks  "
+                  f"({stats['commits']} commits walked)", file=sys.stderr, flush=True)
 
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w", encoding="utf-8") as f:

@@ -23,6 +23,8 @@
 //! - `--no-history` ignores the history even when there is one (the ablation);
 //!   `--no-history-cues` only in the Location stage (co-change cue, activity on π);
 //!   `--no-past-changes` only the past-change cue (commit messages like the task);
+//! - `--no-bridge` leaves the vocabulary bridge out (`locate::bridge`: no query
+//!   expansion into code terms, no bridge candidates);
 //! - `--clean` deletes each checkout after its task (checkouts are big);
 //! - `--cache-dir DIR` opens every session with the on-disk cache in DIR (a second
 //!   run over the same checkouts then reads it: the packages must not change);
@@ -80,7 +82,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 const USAGE: &str = "usage: eval_tasks [--limit N] [--repo OWNER/NAME] [--ids A,B] \
-[--checkouts DIR] [--mirrors DIR] [--checkout-script PATH] [--with-history] [--no-history] [--no-history-cues] [--no-past-changes] [--clean] [--cache-dir DIR] [--locate] \
+[--checkouts DIR] [--mirrors DIR] [--checkout-script PATH] [--with-history] [--no-history] [--no-history-cues] [--no-past-changes] [--no-bridge] [--clean] [--cache-dir DIR] [--locate] \
 [--paper] [--no-sem] [--no-sum] [--no-rule] [--no-prior] [--anchors K] [--budget TOKENS] \
 [--location-only] [--no-compression] [--no-implicit] [--no-metadata-first] \
 [--tau X] [--kappa X] [--patience N] [--min-score-ratio X] [--json OUT] [--features] TASKS.jsonl...";
@@ -212,6 +214,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
             }
             "--no-history-cues" => o.config.location_ablation.no_history = true,
             "--no-past-changes" => o.config.location_ablation.no_past_changes = true,
+            "--no-bridge" => o.config.location_ablation.no_bridge = true,
             "--no-history" => {
                 o.config.ablation.no_history = true;
                 o.config.location_ablation.no_history = true;

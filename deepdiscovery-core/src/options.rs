@@ -260,7 +260,7 @@ pub fn discover_options(text: Option<&str>) -> Result<(DiscoverConfig, Hints), F
 }
 
 /// Parses the options of a `locate` call: `anchors`, `preset`, `ablation` (`no_sem`,
-/// `no_sum`, `no_rule`, `no_prior`, `no_history`, `no_past_changes`), `budget`, `llm`, `hints`. The
+/// `no_sum`, `no_rule`, `no_prior`, `no_history`, `no_past_changes`, `no_bridge`), `budget`, `llm`, `hints`. The
 /// configuration is validated.
 ///
 /// # Errors
@@ -445,6 +445,7 @@ fn location_ablation(value: &Value, at: &str) -> Result<Ablation, Failure> {
             "no_prior",
             "no_history",
             "no_past_changes",
+            "no_bridge",
         ],
     )?;
     let mut ablation = Ablation::default();
@@ -454,6 +455,7 @@ fn location_ablation(value: &Value, at: &str) -> Result<Ablation, Failure> {
     set(&mut ablation.no_prior, obj.bool("no_prior")?);
     set(&mut ablation.no_history, obj.bool("no_history")?);
     set(&mut ablation.no_past_changes, obj.bool("no_past_changes")?);
+    set(&mut ablation.no_bridge, obj.bool("no_bridge")?);
     Ok(ablation)
 }
 

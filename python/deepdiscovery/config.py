@@ -95,7 +95,9 @@ class Config:
       handler, an interface's provider) is cut first.
     - Ablations of Table III: ``location_only``, ``no_compression``, ``no_implicit``,
       ``no_metadata_first``, ``no_history``; of Eq. 6: ``no_sem``, ``no_sum``,
-      ``no_rule``, ``no_prior``.
+      ``no_rule``, ``no_prior``; ``no_bridge`` leaves out the vocabulary bridge (the
+      task's words translated into the code words that fix such tasks, learned from
+      public history).
     - With a language model: ``llm_environment`` (environment analysis: task type,
       modules, constraints), ``llm_summary`` (s_sum of Eq. 6), ``llm_promotion``
       (the Eq. 8 judgment of borderline files), ``llm_max_calls`` per query (3) and
@@ -152,6 +154,7 @@ class Config:
     no_sum: bool = False
     no_rule: bool = False
     no_prior: bool = False
+    no_bridge: bool = False
     llm_environment: bool = True
     llm_summary: bool = True
     llm_promotion: bool = True
@@ -249,6 +252,7 @@ class Config:
                 "no_rule": self.no_rule,
                 "no_prior": self.no_prior,
                 "no_history": self.no_history,
+                "no_bridge": self.no_bridge,
             },
         }
         options["llm"] = {

@@ -31,6 +31,10 @@ pub(crate) enum Channel {
     /// but not part of s_rule: measured there, it moved FRR@1 on the development
     /// tasks by -1 point (see `locate::past_changes`).
     PastChange,
+    /// The task's words translate to words the file holds (the vocabulary bridge,
+    /// `locate::bridge`). Explained, and kept with its strength for a learned scorer,
+    /// not part of s_rule: it is no rule, but learned lexical evidence.
+    Bridge,
     /// A test that matches the task is named after the file.
     TestLend,
     /// The file is a counterpart of a strong candidate.
@@ -69,6 +73,7 @@ impl Channel {
             Channel::NameTerm => "name_term",
             Channel::CoChange => "co_change",
             Channel::PastChange => "past_change",
+            Channel::Bridge => "bridge",
             Channel::TestLend => "test_lend",
             Channel::Counterpart => "counterpart",
             Channel::Remark => "remark",
@@ -103,13 +108,13 @@ impl Signal {
     }
 }
 
-/// s_rule of a file: the noisy-or of its evidence (past changes left out, see
-/// [`Channel::PastChange`]).
+/// s_rule of a file: the noisy-or of its evidence (past changes and the bridge left
+/// out, see [`Channel::PastChange`] and [`Channel::Bridge`]).
 pub(crate) fn rule_term(signals: &[Signal]) -> f32 {
     noisy_or(
         signals
             .iter()
-            .filter(|s| s.channel != Channel::PastChange)
+            .filter(|s| !matches!(s.channel, Channel::PastChange | Channel::Bridge))
             .map(|s| s.strength),
     )
 }
@@ -141,6 +146,7 @@ mod tests {
         assert!((rule - (1.0 - 0.5 * 0.2 * 0.8)).abs() < 1e-6, "{rule}");
         let mut with_past = signals.clone();
         with_past.push(Signal::new(Channel::PastChange, 0.9, "e"));
+        with_past.push(Signal::new(Channel::Bridge, 0.9, "f"));
         assert_eq!(rule_term(&with_past), rule);
         assert_eq!(Channel::SCORED.len(), 11);
         assert!(!Channel::SCORED.contains(&Channel::Remark));

@@ -110,10 +110,14 @@ pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
     "query_terms",
     "query_symbols",
     "has_trace",
+    // The vocabulary bridge (`locate::bridge`): the file's BM25 of the task's expansion
+    // into code terms over the best file's, and its rank by it among the candidates.
+    "bridge",
+    "bridge_rank",
 ];
 
 /// How many features a row has.
-pub const FEATURE_COUNT: usize = 64;
+pub const FEATURE_COUNT: usize = 66;
 
 /// The feature rows of the candidates of one query.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -142,6 +146,8 @@ pub(crate) struct Inputs<'a> {
     pub co_changes: &'a CoChanges,
     /// What the candidates' definitions say of the task, by artifact index.
     pub definitions: &'a HashMap<usize, FileDefinitions>,
+    /// Per file, the bridge's score over the best file's (all 0 without a bridge).
+    pub bridge: &'a [f32],
 }
 
 /// How many of the best candidates the co-change feature looks from.
@@ -166,6 +172,7 @@ pub(crate) fn compute(inputs: &Inputs<'_>, candidates: &[usize]) -> Vec<Vec<f32>
     let sem_rank = rank_of(&sem);
     let rule: Vec<f32> = inputs.terms.iter().map(|t| t.rule).collect();
     let rule_rank = rank_of(&rule);
+    let bridge_rank = rank_of(inputs.bridge);
     let title_weight: f32 = query_weight(inputs.query, inputs.title, |_| true);
     let mut per_dir: HashMap<&str, usize> = HashMap::new();
     for &i in candidates {
@@ -298,6 +305,8 @@ pub(crate) fn compute(inputs: &Inputs<'_>, candidates: &[usize]) -> Vec<Vec<f32>
                 ln1(query.terms.len() as f32),
                 ln1(query.symbols.len() as f32),
                 f32::from(u8::from(has_trace)),
+                inputs.bridge[i],
+                ln1(bridge_rank[&i] as f32),
             ]);
             debug_assert_eq!(row.len(), FEATURE_COUNT);
             row

@@ -245,6 +245,11 @@ pub struct Query {
     pub symbols: Vec<String>,
     /// Strings whose presence is wanted (config keys, routes, messages), exact.
     pub phrases: Vec<String>,
+    /// Code terms the task's terms translate to (the vocabulary bridge,
+    /// [`super::bridge`]), sorted by term, none of them one of `terms`: counted by the
+    /// pass after the terms (`FileStats::counts[terms.len() + j]`), scored apart
+    /// ([`LexicalView::bridge`]).
+    pub expansion: Vec<super::bridge::Expansion>,
 }
 
 impl Query {
@@ -255,6 +260,10 @@ impl Query {
         for (term, _) in &self.terms {
             hasher.update(term.as_bytes());
             hasher.update(&[0]);
+        }
+        for e in &self.expansion {
+            hasher.update(&[2]);
+            hasher.update(e.term.as_bytes());
         }
         for list in [&self.symbols, &self.phrases] {
             hasher.update(&[1]);
@@ -286,7 +295,19 @@ impl Query {
             terms,
             symbols,
             phrases,
+            expansion: Vec::new(),
         }
+    }
+
+    /// Expands the query with the code terms its terms translate to (after any
+    /// emphasis: a title's words lend more).
+    pub fn expand(&mut self, bridge: &super::bridge::Bridge) {
+        self.expansion = bridge.expand(&self.terms);
+    }
+
+    /// How many terms the pass counts: the task's and the expansion's.
+    pub fn counted_terms(&self) -> usize {
+        self.terms.len() + self.expansion.len()
     }
 
     /// Multiplies the weight of every term that `text` contains by `factor` (the
@@ -371,12 +392,14 @@ impl<'q> Scanner<'q> {
     /// A scanner for `query`.
     pub fn new(query: &'q Query) -> Self {
         Scanner {
-            terms: query.terms.len(),
+            terms: query.counted_terms(),
             term_index: query
                 .terms
                 .iter()
+                .map(|(t, _)| t.as_bytes())
+                .chain(query.expansion.iter().map(|e| e.term.as_bytes()))
                 .enumerate()
-                .map(|(i, (t, _))| (t.as_bytes(), i as u32))
+                .map(|(i, t)| (t, i as u32))
                 .collect(),
             symbol_index: query
                 .symbols
@@ -608,7 +631,7 @@ fn sorted(set: HashSet<u32>) -> Vec<u32> {
 /// The view over all files from their per-file stats (document frequencies and
 /// average field lengths).
 pub fn aggregate(query: &Query, stats: Vec<Arc<FileStats>>) -> LexicalView {
-    let mut df = vec![0u32; query.terms.len()];
+    let mut df = vec![0u32; query.counted_terms()];
     let mut total = [0f64; FIELDS];
     for s in &stats {
         for (t, c) in s.counts.iter().enumerate() {
@@ -763,6 +786,38 @@ impl LexicalView {
         }
         parts.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         parts.truncate(5);
+        (score, parts)
+    }
+
+    /// The vocabulary bridge's score of file `i`: BM25F of the query's expansion
+    /// (each code term weighted by what the task's terms lend it, see
+    /// [`super::bridge::Bridge::expand`]), with the expansion terms that contributed
+    /// most (indexes into `query.expansion`).
+    pub fn bridge(&self, query: &Query, i: usize) -> (f32, Vec<(usize, f32)>) {
+        let n = self.files.len() as f32;
+        let file = &self.files[i];
+        let first = query.terms.len();
+        let mut score = 0.0;
+        let mut parts = Vec::new();
+        for (j, e) in query.expansion.iter().enumerate() {
+            let Some(counts) = file.counts.get(first + j) else {
+                break;
+            };
+            let mut tf = 0.0;
+            for f in 0..FIELDS {
+                if counts[f] > 0 {
+                    tf += FIELD_WEIGHT[f] * counts[f] as f32 / self.length_norm(file, f);
+                }
+            }
+            if tf == 0.0 {
+                continue;
+            }
+            let s = e.weight * self.idf(first + j, n) * tf / (K1 + tf);
+            score += s;
+            parts.push((j, s));
+        }
+        parts.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        parts.truncate(3);
         (score, parts)
     }
 

@@ -7,6 +7,7 @@
 
 mod archive;
 mod assist;
+pub mod bridge;
 mod counterparts;
 pub mod cues;
 mod definitions;
@@ -61,6 +62,9 @@ pub struct Ablation {
     /// No past-change cue in s_rule (past commits whose messages match the task; see
     /// `locate::past_changes`), the co-change cue kept.
     pub no_past_changes: bool,
+    /// No vocabulary bridge: the query is not expanded into the code terms its words
+    /// translate to (`locate::bridge`).
+    pub no_bridge: bool,
 }
 
 /// The coefficients α, β, γ, δ of Eq. 6.

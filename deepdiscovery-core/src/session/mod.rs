@@ -151,6 +151,8 @@ pub struct Session {
     history_enabled: bool,
     history_options: HistoryOptions,
     embedder: Option<Arc<dyn crate::plugins::Embedder>>,
+    /// The vocabulary bridge the queries are expanded with (`None`: the built-in one).
+    bridge: Option<Arc<crate::locate::bridge::Bridge>>,
     language_model: Option<Arc<dyn crate::plugins::LanguageModel>>,
     embeddings: crate::plugins::EmbeddingCache,
     disk: Option<Arc<DiskCache>>,
@@ -185,6 +187,7 @@ impl Session {
             history_enabled: true,
             history_options: HistoryOptions::default(),
             embedder: None,
+            bridge: None,
             language_model: None,
             embeddings: crate::plugins::EmbeddingCache::default(),
             disk: None,
@@ -251,6 +254,23 @@ impl Session {
     pub fn with_embedder(mut self, embedder: Arc<dyn crate::plugins::Embedder>) -> Session {
         self.embedder = Some(embedder);
         self
+    }
+
+    /// Expands queries with this vocabulary bridge instead of the built-in one (a
+    /// model trained on the user's own history by `benches/train_bridge.py`, read
+    /// with [`Bridge::parse`](crate::locate::bridge::Bridge::parse)).
+    pub fn with_bridge(mut self, bridge: Arc<crate::locate::bridge::Bridge>) -> Session {
+        self.bridge = Some(bridge);
+        self
+    }
+
+    /// The vocabulary bridge queries are expanded with: the one given, else the
+    /// built-in one.
+    pub fn bridge(&self) -> Option<&crate::locate::bridge::Bridge> {
+        match &self.bridge {
+            Some(bridge) => Some(bridge),
+            None => crate::locate::bridge::Bridge::builtin(),
+        }
     }
 
     /// Adds a language model for the LLM-assisted terms (used by the stages that

@@ -836,3 +836,74 @@ fn what_the_named_function_calls_is_known_though_the_name_was_used_before() {
     );
     assert_eq!(value("report/fonts.py"), 0.0);
 }
+
+/// A repository where the task's words are everywhere but in the file that fixes it:
+/// 80 exporters that say "export" and "report", and one cache module that says
+/// neither.
+fn bridge_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("exporters")).unwrap();
+    for k in 0..80 {
+        std::fs::write(
+            root.join(format!("exporters/format_{k}.py")),
+            format!("def export_report_{k}(report):\n    return report.export()\n"),
+        )
+        .unwrap();
+    }
+    std::fs::create_dir_all(root.join("core")).unwrap();
+    std::fs::write(
+        root.join("core/lookup.py"),
+        "LOOKUP_CACHE = {}\n\ndef memoized_lookup(key):\n    if key in LOOKUP_CACHE:\n        \
+         return LOOKUP_CACHE[key]\n    LOOKUP_CACHE[key] = compute(key)\n    return LOOKUP_CACHE[key]\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn the_bridge_brings_in_and_explains_a_file_the_task_words_miss() {
+    use deepdiscovery_core::locate::bridge::{Bridge, encode};
+    let repo = bridge_repo();
+    let bridge =
+        Bridge::parse(&encode(&[("slow", vec![("cache", 0.4), ("memoiz", 0.2)])])).unwrap();
+    let session = Session::open(repo.path())
+        .unwrap()
+        .with_bridge(std::sync::Arc::new(bridge));
+    let task = Task::new("Exporting a report is slow\n\nThe report export takes minutes.").unwrap();
+    let location = session.locate(&task, &LocateConfig::default()).unwrap();
+    // Beyond the 64 candidates the words give, the bridge's best file is scored too.
+    let candidate = |l: &Location| l.features.rows.iter().any(|(p, _)| p == "core/lookup.py");
+    assert!(candidate(&location));
+    let file = location
+        .ranked
+        .iter()
+        .find(|f| f.path == "core/lookup.py")
+        .expect("the cache module is ranked");
+    assert!(
+        file.signals
+            .iter()
+            .any(|s| s.contains("`slow` ↔ `cache`") && s.contains("learned association")),
+        "{:?}",
+        file.signals
+    );
+    let at = FEATURE_NAMES.iter().position(|n| *n == "bridge").unwrap();
+    let row = &location
+        .features
+        .rows
+        .iter()
+        .find(|(p, _)| p == "core/lookup.py")
+        .unwrap()
+        .1;
+    assert_eq!(row[at], 1.0, "the best file by the bridge");
+    // Without the bridge, the words alone leave it out of the candidates.
+    let config = LocateConfig {
+        ablation: Ablation {
+            no_bridge: true,
+            ..Ablation::default()
+        },
+        ..LocateConfig::default()
+    };
+    let location = session.locate(&task, &config).unwrap();
+    assert!(!candidate(&location));
+}

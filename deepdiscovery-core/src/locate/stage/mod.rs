@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use super::archive;
 use super::assist;
+use super::bridge;
 use super::counterparts;
 use super::cues::{self, Cue, CueKind, CueResolver, ResolvedCue};
 use super::definitions;
@@ -52,6 +53,9 @@ const DEFINITIONS_PASS: &str = "definitions";
 const DEFINITION_TERMS: &str = "definition-terms";
 /// How many of the best lexical candidates get full tree-sitter facts.
 const MIN_CANDIDATES: usize = 64;
+/// How many of the files the vocabulary bridge scores best are candidates whatever
+/// their Eq. 6 score.
+const BRIDGE_CANDIDATES: usize = 8;
 /// s_sum scope given to a module the language model named.
 const JUDGED_MODULE_SCOPE: f32 = 0.8;
 /// Evidence of a file that defines a symbol the task names, at least.
@@ -117,7 +121,12 @@ pub(crate) fn run(
     // Cues from the text and from the caller's hints.
     let mut all_cues = cues::extract(text);
     all_cues.extend(hint_cues(task));
-    let query = build_query(text, &all_cues);
+    let mut query = build_query(text, &all_cues);
+    if !config.ablation.no_bridge
+        && let Some(bridge) = session.bridge()
+    {
+        query.expand(bridge);
+    }
     let paths: Vec<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
     let scanner = lexical::Scanner::new(&query);
     let (stats, by_path_alone) = lexical_pass(session, &query, &scanner, &paths, config);
@@ -152,6 +161,14 @@ pub(crate) fn run(
         let (s, parts) = view.bm25f(&query, i);
         sem[i] = s;
         sem_terms[i] = parts;
+    }
+    // The vocabulary bridge: the words of the code the task's words translate to.
+    let mut bridged = vec![0.0f32; n];
+    if !query.expansion.is_empty() {
+        for (i, b) in bridged.iter_mut().enumerate() {
+            *b = view.bridge(&query, i).0;
+        }
+        score::normalize_max(&mut bridged);
     }
     let mut sorted = sem.clone();
     sorted.sort_by(|a, b| b.total_cmp(a));
@@ -207,7 +224,15 @@ pub(crate) fn run(
             .total_cmp(&scores[a])
             .then(artifacts[a].path.cmp(&artifacts[b].path))
     });
-    let candidates: Vec<usize> = order.iter().copied().take(wanted).collect();
+    let mut candidates: Vec<usize> = order.iter().copied().take(wanted).collect();
+    // The files the bridge finds best are candidates too: their words may not be the
+    // task's at all.
+    let bridge_picks = bridge::best_files(&bridged, &wordless, BRIDGE_CANDIDATES);
+    for &i in &bridge_picks {
+        if !candidates.contains(&i) {
+            candidates.push(i);
+        }
+    }
     let candidate_paths: Vec<&str> = candidates
         .iter()
         .map(|&i| artifacts[i].path.as_str())
@@ -238,6 +263,16 @@ pub(crate) fn run(
                     format!("defines `{}` (line {})", def.name, def.span.start),
                 ));
             }
+        }
+    }
+    for &i in &candidates {
+        if bridged[i] >= bridge::EXPLAINED {
+            let (_, parts) = view.bridge(&query, i);
+            evidence[i].push(Signal::new(
+                Channel::Bridge,
+                bridged[i],
+                bridge::explain(&query, &parts),
+            ));
         }
     }
     // Definitions as documents: the candidates' functions, methods and classes scored
@@ -352,6 +387,11 @@ pub(crate) fn run(
             .then(artifacts[a].path.cmp(&artifacts[b].path))
     });
     order.truncate(wanted);
+    for &i in &bridge_picks {
+        if !order.contains(&i) && scores[i] > 0.0 {
+            order.push(i);
+        }
+    }
     let facts_of: HashMap<usize, &crate::facts::Facts> = facts
         .iter()
         .filter_map(|(path, f)| Some((*by_path.get(path.as_str())?, f.as_ref())))
@@ -369,6 +409,7 @@ pub(crate) fn run(
         facts: &facts_of,
         co_changes: &co_changes,
         definitions: &definitions,
+        bridge: &bridged,
     };
     let rows = features::compute(&inputs, &order);
     // The learned scorer re-ranks the candidates (Auto); the paper's presets and
