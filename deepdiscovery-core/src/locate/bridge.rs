@@ -54,6 +54,9 @@ pub struct Bridge {
     entries: Vec<(u32, f32)>,
 }
 
+/// What the task's terms lend one code term: the sum, and each term's share.
+type Lent = (f32, Vec<(u32, f32)>);
+
 /// One code term of an expanded query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expansion {
@@ -171,7 +174,7 @@ impl Bridge {
     /// sorted by term.
     pub fn expand(&self, terms: &[(String, f32)]) -> Vec<Expansion> {
         let own: HashSet<&str> = terms.iter().map(|(t, _)| t.as_str()).collect();
-        let mut by_term: HashMap<&str, (f32, Vec<(u32, f32)>)> = HashMap::new();
+        let mut by_term: HashMap<&str, Lent> = HashMap::new();
         for (q, (term, weight)) in terms.iter().enumerate() {
             for (code, p) in self.translations(term) {
                 if own.contains(code) {
