@@ -471,7 +471,7 @@ fn the_learned_scorer_is_the_default_and_eq6_its_ablation() {
         paper
             .anchors
             .iter()
-            .all(|a| a.signals.iter().all(|s| !s.contains("learned")))
+            .all(|a| a.signals.iter().all(|s| !s.contains("learned score")))
     );
     // An ablated term of Eq. 6 measures Eq. 6.
     let ablated = locate_with(
