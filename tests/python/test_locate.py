@@ -42,5 +42,5 @@ def test_the_learned_scorer_is_the_default_and_paper_its_ablation():
     assert learned["anchors"][0]["signals"][0].startswith("learned score")
     paper = session.locate(task, preset="paper")
     assert paper["scorer"] == "eq6"
-    assert not any("learned" in s for a in paper["anchors"] for s in a["signals"])
+    assert not any("learned score" in s for a in paper["anchors"] for s in a["signals"])
     assert paper["anchors"][0]["path"] == learned["anchors"][0]["path"]
