@@ -27,32 +27,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mine_tasks import CODE_EXTS, find_gitdir  # noqa: E402
+from mine_tasks import CODE_EXTS, BlobReader, find_gitdir  # noqa: E402
 
 MAX_BYTES = 256 * 1024
-
-
-class Blobs:
-    """A `git cat-file --batch` process reading whole blobs by `rev:path`."""
-
-    def __init__(self, gitdir):
-        self.proc = subprocess.Popen(["git", "--git-dir", gitdir, "cat-file", "--batch"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-
-    def read(self, spec):
-        self.proc.stdin.write(spec.encode() + b"\n")
-        self.proc.stdin.flush()
-        header = self.proc.stdout.readline().split()
-        if len(header) < 3 or header[1] == b"missing":
-            return None
-        size = int(header[2])
-        data = self.proc.stdout.read(size)
-        self.proc.stdout.read(1)
-        return data
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
 
 
 def excluded_keys(paths):
@@ -95,7 +72,7 @@ def main(argv=None):
             if gitdir is None:
                 print(f"warning: no git directory for {repo}", file=sys.stderr)
                 continue
-            blobs = Blobs(gitdir)
+            blobs = BlobReader(gitdir)
             meta = {}
             with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".jsonl") as tmp:
                 for t in by_repo[repo]:
@@ -104,10 +81,10 @@ def main(argv=None):
                     for path in t["gold_files"]:
                         if path in new or not path.lower().endswith(CODE_EXTS):
                             continue
-                        data = blobs.read(f"{t['base_commit']}:{path}")
+                        data = blobs.head(f"{t['base_commit']}:{path}", MAX_BYTES)
                         if data is None or b"\0" in data[:8192]:
                             continue
-                        text = data[:MAX_BYTES].decode("utf-8", errors="replace")
+                        text = data.decode("utf-8", errors="replace")
                         texts.append({"path": path, "text": text})
                     if not texts:
                         continue

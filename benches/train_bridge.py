@@ -8,8 +8,9 @@ that `locate::bridge` reads.
 CORPUS is `benches/bridge_corpus.py`'s output: per task its terms and the terms of each
 changed source file, counted by the Rust tokenizer.
 
-The estimate (a co-occurrence translation table, the expectation step of IBM Model 1
-with a uniform alignment, kept only where the association is specific):
+Two estimates (`--method`). `excess`, the default, is described at `train_excess`.
+`cooc` is a co-occurrence translation table (the expectation step of IBM Model 1 with a
+uniform alignment), kept only where the association is specific:
 - each task is represented by its most specific terms (the top `--task-terms` by
   tf-idf over the tasks), each changed file by its most specific terms (the top
   `--file-terms` by tf-idf over the changed files); a task's code side is the union of
@@ -78,11 +79,34 @@ def vocabulary(docs_by_repo, min_docs, min_repos):
     return df, vocab
 
 
-def train(tasks, args):
-    n = len(tasks)
+def vocabularies(tasks, args):
+    """The task and code vocabularies with their document frequencies, and how many
+    files the corpus has."""
     q_df, q_vocab = vocabulary(((r, [t]) for r, _, t, _ in tasks), args.min_df, args.min_repos)
     w_df, w_vocab = vocabulary(((r, f) for r, _, _, f in tasks), args.min_df, args.min_repos)
     n_files = sum(len(f) for _, _, _, f in tasks)
+    return q_df, q_vocab, w_df, w_vocab, n_files
+
+
+def repositories_seen(Q, W, repo_of, repos):
+    """Per (task term, code term), in how many repositories they occur together: Q and
+    W are rows x terms, `repo_of` each row's repository."""
+    seen = None
+    for r in range(repos):
+        rows = np.flatnonzero(repo_of == r)
+        if rows.size == 0:
+            continue
+        together = (Q[rows].T @ W[rows]).tocsr()
+        together.data[:] = 1.0
+        seen = together if seen is None else seen + together
+    seen = seen.tocsr()
+    seen.sort_indices()
+    return seen
+
+
+def train(tasks, args):
+    n = len(tasks)
+    q_df, q_vocab, w_df, w_vocab, n_files = vocabularies(tasks, args)
     q_ids = {t: i for i, t in enumerate(sorted(q_vocab))}
     w_ids = {t: i for i, t in enumerate(sorted(w_vocab))}
     repo_ids = {r: i for i, r in enumerate(sorted({r for r, _, _, _ in tasks}))}
@@ -104,17 +128,7 @@ def train(tasks, args):
     B = sp.csr_matrix((np.ones(len(rows_w), np.float32), (rows_w, cols_w)),
                       shape=(n, len(w_ids)))
     C = (A.T @ B).tocsr()
-    # In how many repositories each pair co-occurs.
-    repo_of = np.array(repo_of)
-    R = None
-    for r in range(len(repo_ids)):
-        idx = np.flatnonzero(repo_of == r)
-        if idx.size == 0:
-            continue
-        Cr = (A[idx].T @ B[idx]).tocsr()
-        Cr.data[:] = 1.0
-        R = Cr if R is None else R + Cr
-    R = R.tocsr()
+    R = repositories_seen(A, B, np.array(repo_of), len(repo_ids))
     nq = np.asarray(A.sum(axis=0)).ravel()
     nw = np.asarray(B.sum(axis=0)).ravel()
     pw = nw / n
@@ -151,9 +165,7 @@ def train_excess(tasks, args):
     with x_fw whether w is one of f's specific terms and m_r(w) its mean over the
     repository's changed files; p(w | q) = E(q, w) / n(q)."""
     n = len(tasks)
-    q_df, q_vocab = vocabulary(((r, [t]) for r, _, t, _ in tasks), args.min_df, args.min_repos)
-    w_df, w_vocab = vocabulary(((r, f) for r, _, _, f in tasks), args.min_df, args.min_repos)
-    n_files = sum(len(f) for _, _, _, f in tasks)
+    q_df, q_vocab, w_df, w_vocab, n_files = vocabularies(tasks, args)
     q_ids = {t: i for i, t in enumerate(sorted(q_vocab))}
     w_ids = {t: i for i, t in enumerate(sorted(w_vocab))}
     repo_ids = {r: i for i, r in enumerate(sorted({r for r, _, _, _ in tasks}))}
@@ -183,17 +195,7 @@ def train_excess(tasks, args):
     M = (sp.diags(1.0 / np.maximum(per_repo, 1)) @ (R.T @ X)).tocsc()  # m_r(w)
     pos = (AQ.T @ X).tocsr()  # per q, the sum of x_fw over its tasks' files
     AR = (AQ.T @ R).tocsr()  # per q, the weight of each repository
-    # In how many repositories each pair occurs.
-    seen = None
-    for r in range(len(repo_ids)):
-        rows = np.flatnonzero(f_repo == r)
-        if rows.size == 0:
-            continue
-        Cr = (AQ[rows].T @ X[rows]).tocsr()
-        Cr.data[:] = 1.0
-        seen = Cr if seen is None else seen + Cr
-    seen = seen.tocsr()
-    seen.sort_indices()
+    seen = repositories_seen(AQ, X, f_repo, len(repo_ids))
     pos.sort_indices()
     q_terms = sorted(q_ids, key=q_ids.get)
     w_terms = sorted(w_ids, key=w_ids.get)
@@ -213,66 +215,6 @@ def train_excess(tasks, args):
         order = sorted(range(len(ws)), key=lambda j: (-p[j], w_terms[ws[j]]))[: args.top]
         table[q_terms[qi]] = [(w_terms[ws[j]], float(min(p[j], 1.0))) for j in order]
     return table
-
-
-def model1(tasks, args, table_support):
-    """IBM Model 1's EM over the kept support: each code term of a task's code side
-    is explained by one of the task's terms or by the background (the NULL word,
-    p(w)), so a code term that comes with many task words is credited to the most
-    specific one. Returns {q: [(w, t(w|q))]} of the `--top` most probable."""
-    q_ids = {q: i for i, q in enumerate(sorted(table_support))}
-    pairs = sorted({(q, w) for q, lst in table_support.items() for w, _ in lst})
-    w_ids = {w: i for i, w in enumerate(sorted({w for _, w in pairs}))}
-    key = np.array([q_ids[q] * len(w_ids) + w_ids[w] for q, w in pairs], np.int64)
-    q_of = np.array([q_ids[q] for q, _ in pairs])
-    n = len(tasks)
-    q_df = collections.Counter(t for _, _, task, _ in tasks for t in task)
-    w_df = collections.Counter(t for _, _, _, files in tasks for f in files for t in f)
-    n_files = sum(len(f) for _, _, _, f in tasks)
-    # Triples (pair, (task, code term) group).
-    pair_idx, group, group_w = [], [], []
-    g = 0
-    for _, _, task, files in tasks:
-        qs = [q_ids[t] for t in top_by_tfidf(task, q_df, n, args.task_terms, q_ids)]
-        code = set()
-        for fl in files:
-            code.update(top_by_tfidf(fl, w_df, n_files, args.file_terms, w_ids))
-        if not qs or not code:
-            continue
-        qa = np.array(qs, np.int64)
-        for w in sorted(code):
-            k = qa * len(w_ids) + w_ids[w]
-            at = np.searchsorted(key, k)
-            valid = at < len(key)
-            hit = at[valid][key[at[valid]] == k[valid]]
-            if hit.size == 0:
-                continue
-            pair_idx.append(hit)
-            group.append(np.full(hit.size, g))
-            group_w.append(w_ids[w])
-            g += 1
-    if not pair_idx:
-        return {}
-    pair_idx = np.concatenate(pair_idx)
-    group = np.concatenate(group)
-    group_w = np.array(group_w)
-    background = np.array([w_df[w] / n_files for w in sorted(w_ids, key=w_ids.get)])
-    t = np.ones(len(pairs))
-    t /= np.bincount(q_of, weights=t)[q_of]
-    for _ in range(args.em):
-        tv = t[pair_idx]
-        denom = np.bincount(group, weights=tv, minlength=g) + background[group_w]
-        c = np.bincount(pair_idx, weights=tv / denom[group], minlength=len(pairs))
-        total = np.bincount(q_of, weights=c, minlength=len(q_ids))
-        t = np.where(total[q_of] > 0, c / np.maximum(total[q_of], 1e-12), 0.0)
-    out = {}
-    for q, qi in q_ids.items():
-        idx = np.flatnonzero(q_of == qi)
-        order = sorted(idx, key=lambda j: (-t[j], pairs[j][1]))[: args.top]
-        kept = [(pairs[j][1], float(t[j])) for j in order if t[j] > 1e-4]
-        if kept:
-            out[q] = kept
-    return out
 
 
 def holdout(tasks, args, fit):
@@ -361,9 +303,6 @@ def main(argv=None):
     ap.add_argument("--min-df", type=int, default=5)
     ap.add_argument("--min-pairs", type=int, default=3)
     ap.add_argument("--min-repos", type=int, default=3)
-    ap.add_argument("--em", type=int, default=0,
-                    help="IBM Model 1 EM iterations over the kept support (0: the "
-                         "co-occurrence table as it is)")
     ap.add_argument("--folds", type=int, default=5, help="held-out folds evaluated (of 5)")
     ap.add_argument("--mix", type=float, default=0.3,
                     help="the bridge's weight beside the words in the held-out check")
@@ -380,8 +319,7 @@ def main(argv=None):
     langs = collections.Counter(l for _, l, _, _ in tasks)
 
     def fit(rows, a):
-        table = train(rows, a) if a.method == "cooc" else train_excess(rows, a)
-        return model1(rows, a, table) if a.em > 0 else table
+        return train(rows, a) if a.method == "cooc" else train_excess(rows, a)
 
     if args.holdout:
         result, counted = holdout(tasks, args, fit)
