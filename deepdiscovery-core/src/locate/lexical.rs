@@ -628,6 +628,13 @@ fn sorted(set: HashSet<u32>) -> Vec<u32> {
     out
 }
 
+/// The `k` strongest of a score's parts, strongest first (ties by index).
+fn strongest(mut parts: Vec<(usize, f32)>, k: usize) -> Vec<(usize, f32)> {
+    parts.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    parts.truncate(k);
+    parts
+}
+
 /// The view over all files from their per-file stats (document frequencies and
 /// average field lengths).
 pub fn aggregate(query: &Query, stats: Vec<Arc<FileStats>>) -> LexicalView {
@@ -769,24 +776,29 @@ impl LexicalView {
         let mut score = 0.0;
         let mut parts = Vec::new();
         for (t, (_, qw)) in query.terms.iter().enumerate() {
-            let counts = file.counts[t];
-            if counts.iter().all(|&c| c == 0) {
+            if let Some(s) = self.term_score(file, t, *qw, n) {
+                score += s;
+                parts.push((t, s));
+            }
+        }
+        (score, strongest(parts, 5))
+    }
+
+    /// BM25F's part of term `t` (an index into the counted terms) weighted `weight`
+    /// in `file` of `n` documents; `None` when the file does not hold it.
+    fn term_score(&self, file: &FileStats, t: usize, weight: f32, n: f32) -> Option<f32> {
+        let counts = file.counts.get(t)?;
+        if counts.iter().all(|&c| c == 0) {
+            return None;
+        }
+        let mut tf = 0.0;
+        for f in 0..FIELDS {
+            if counts[f] == 0 {
                 continue;
             }
-            let mut tf = 0.0;
-            for f in 0..FIELDS {
-                if counts[f] == 0 {
-                    continue;
-                }
-                tf += FIELD_WEIGHT[f] * counts[f] as f32 / self.length_norm(file, f);
-            }
-            let s = qw * self.idf(t, n) * tf / (K1 + tf);
-            score += s;
-            parts.push((t, s));
+            tf += FIELD_WEIGHT[f] * counts[f] as f32 / self.length_norm(file, f);
         }
-        parts.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        parts.truncate(5);
-        (score, parts)
+        Some(weight * self.idf(t, n) * tf / (K1 + tf))
     }
 
     /// The vocabulary bridge's score of file `i`: BM25F of the query's expansion
@@ -800,25 +812,12 @@ impl LexicalView {
         let mut score = 0.0;
         let mut parts = Vec::new();
         for (j, e) in query.expansion.iter().enumerate() {
-            let Some(counts) = file.counts.get(first + j) else {
-                break;
-            };
-            let mut tf = 0.0;
-            for f in 0..FIELDS {
-                if counts[f] > 0 {
-                    tf += FIELD_WEIGHT[f] * counts[f] as f32 / self.length_norm(file, f);
-                }
+            if let Some(s) = self.term_score(file, first + j, e.weight, n) {
+                score += s;
+                parts.push((j, s));
             }
-            if tf == 0.0 {
-                continue;
-            }
-            let s = e.weight * self.idf(first + j, n) * tf / (K1 + tf);
-            score += s;
-            parts.push((j, s));
         }
-        parts.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        parts.truncate(3);
-        (score, parts)
+        (score, strongest(parts, 3))
     }
 
     /// Per field, the BM25 score of file `i` with that field alone (same idf and
