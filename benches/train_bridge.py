@@ -1,6 +1,6 @@
 """Trains the vocabulary bridge: p(code term | task term) from mined task -> changed-file
-pairs, written as the compact binary model `deepdiscovery-core/src/locate/bridge.bin`
-that `locate::bridge` reads.
+pairs, written as the compact binary model `deepdiscovery-core/src/bridge/bridge.bin`
+that `deepdiscovery_core::bridge` reads.
 
     python benches/train_bridge.py --corpus CORPUS.jsonl --out bridge.bin \
         [--report REPORT.md] [--top K] [--min-pairs N] [--min-repos N]

@@ -22,8 +22,8 @@ printf '[{"gold_ranks":[1,null],"in_anchors":[true,false],"in_set":[true,false],
 printf '\017\377\003\001\036!%s\0371700000002\037A\037Fix b\037body\0\nM\0a.py\0R100\0b.py\0c.py\0\036!%s\0371700000001\037A\037Add\037\0\nM\0a.py\0A\0b.py\0M\0d.py\0M\0e.py\0\036!%s\0371700000000\037A\037Start\037\0\nA\0a.py\0' \
     "$(printf '%040d' 3)" "$(printf '%040d' 2)" "$(printf '%040d' 1)" > "$corpus/history_log/seed-log"
 # The built-in bridge model, as it is (odd first byte) and with its checksum rewritten.
-{ printf '\001'; cat ../deepdiscovery-core/src/locate/bridge.bin; } > "$corpus/bridge_model/seed-builtin"
-{ printf '\000'; head -c 4096 ../deepdiscovery-core/src/locate/bridge.bin; } > "$corpus/bridge_model/seed-head"
+{ printf '\001'; cat ../deepdiscovery-core/src/bridge/bridge.bin; } > "$corpus/bridge_model/seed-builtin"
+{ printf '\000'; head -c 4096 ../deepdiscovery-core/src/bridge/bridge.bin; } > "$corpus/bridge_model/seed-head"
 # Change scripts of the watched listing: (operation, argument) byte pairs.
 printf '\000\001\003\003\004\017\005\002\010\001\377\000\011\002\006\001' > "$corpus/watch_listing/seed-rounds"
 n=0

@@ -84,6 +84,7 @@
 #![deny(missing_docs)]
 
 pub mod artifact;
+pub mod bridge;
 pub mod cache;
 mod error;
 pub mod eval;

@@ -1,4 +1,4 @@
-//! The vocabulary bridge's model reader (`locate::bridge::Bridge::parse`): a model file
+//! The vocabulary bridge's model reader (`bridge::Bridge::parse`): a model file
 //! is whatever a user passes or a build embeds. The first byte chooses the mode: odd,
 //! the input is taken as it is (the checksum refuses nearly everything); even, the
 //! input's last 8 bytes are replaced by the checksum of the rest, so the structure
@@ -7,7 +7,7 @@
 //! query's own, and write back to a model that parses to the same translations.
 #![no_main]
 
-use deepdiscovery_core::locate::bridge::{Bridge, encode};
+use deepdiscovery_core::bridge::{Bridge, encode};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -40,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
     terms.sort_by(|a, b| a.0.cmp(&b.0));
     terms.dedup_by(|a, b| a.0 == b.0);
     let expansion = bridge.expand(&terms);
-    assert!(expansion.len() <= deepdiscovery_core::locate::bridge::MAX_EXPANSION);
+    assert!(expansion.len() <= deepdiscovery_core::bridge::MAX_EXPANSION);
     assert!(expansion.windows(2).all(|w| w[0].term < w[1].term));
     for e in &expansion {
         assert!(e.weight.is_finite() && e.weight >= 0.0, "{e:?}");

@@ -249,7 +249,7 @@ pub struct Query {
     /// [`super::bridge`]), sorted by term, none of them one of `terms`: counted by the
     /// pass after the terms (`FileStats::counts[terms.len() + j]`), scored apart
     /// ([`LexicalView::bridge`]).
-    pub expansion: Vec<super::bridge::Expansion>,
+    pub expansion: Vec<crate::bridge::Expansion>,
 }
 
 impl Query {
@@ -301,7 +301,7 @@ impl Query {
 
     /// Expands the query with the code terms its terms translate to (after any
     /// emphasis: a title's words lend more).
-    pub fn expand(&mut self, bridge: &super::bridge::Bridge) {
+    pub fn expand(&mut self, bridge: &crate::bridge::Bridge) {
         self.expansion = bridge.expand(&self.terms);
     }
 
@@ -803,7 +803,7 @@ impl LexicalView {
 
     /// The vocabulary bridge's score of file `i`: BM25F of the query's expansion
     /// (each code term weighted by what the task's terms lend it, see
-    /// [`super::bridge::Bridge::expand`]), with the expansion terms that contributed
+    /// [`crate::bridge::Bridge::expand`]), with the expansion terms that contributed
     /// most (indexes into `query.expansion`).
     pub fn bridge(&self, query: &Query, i: usize) -> (f32, Vec<(usize, f32)>) {
         let n = self.files.len() as f32;

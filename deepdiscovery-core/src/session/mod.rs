@@ -152,7 +152,7 @@ pub struct Session {
     history_options: HistoryOptions,
     embedder: Option<Arc<dyn crate::plugins::Embedder>>,
     /// The vocabulary bridge the queries are expanded with (`None`: the built-in one).
-    bridge: Option<Arc<crate::locate::bridge::Bridge>>,
+    bridge: Option<Arc<crate::bridge::Bridge>>,
     language_model: Option<Arc<dyn crate::plugins::LanguageModel>>,
     embeddings: crate::plugins::EmbeddingCache,
     disk: Option<Arc<DiskCache>>,
@@ -258,18 +258,18 @@ impl Session {
 
     /// Expands queries with this vocabulary bridge instead of the built-in one (a
     /// model trained on the user's own history by `benches/train_bridge.py`, read
-    /// with [`Bridge::parse`](crate::locate::bridge::Bridge::parse)).
-    pub fn with_bridge(mut self, bridge: Arc<crate::locate::bridge::Bridge>) -> Session {
+    /// with [`Bridge::parse`](crate::bridge::Bridge::parse)).
+    pub fn with_bridge(mut self, bridge: Arc<crate::bridge::Bridge>) -> Session {
         self.bridge = Some(bridge);
         self
     }
 
     /// The vocabulary bridge queries are expanded with: the one given, else the
     /// built-in one.
-    pub fn bridge(&self) -> Option<&crate::locate::bridge::Bridge> {
+    pub fn bridge(&self) -> Option<&crate::bridge::Bridge> {
         match &self.bridge {
             Some(bridge) => Some(bridge),
-            None => crate::locate::bridge::Bridge::builtin(),
+            None => crate::bridge::Bridge::builtin(),
         }
     }
 

@@ -863,7 +863,7 @@ fn bridge_repo() -> tempfile::TempDir {
 
 #[test]
 fn the_bridge_brings_in_and_explains_a_file_the_task_words_miss() {
-    use deepdiscovery_core::locate::bridge::{Bridge, encode};
+    use deepdiscovery_core::bridge::{Bridge, encode};
     let repo = bridge_repo();
     let bridge =
         Bridge::parse(&encode(&[("slow", vec![("cache", 0.4), ("memoiz", 0.2)])])).unwrap();
