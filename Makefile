@@ -158,11 +158,19 @@ fuzz: $(VPY)
 # trainer's own scores and pin its output on the fixtures.
 # The completion reads the scorer's probabilities: after a new ranker.json, dump the
 # features again before trusting a new completion.json.
+# The vocabulary bridge (deepdiscovery-core/src/bridge/bridge.bin) is trained first, from
+# the corpus of mined task -> changed-file pairs (`benches/bridge_corpus.py`; the
+# commands are in benches/results/bridge-2026-12-06.md), when that corpus exists.
 FEATURES ?= /work/features
+BRIDGE_CORPUS ?= /work/mining/corpus.jsonl
 TRAIN_VENV ?= .venv-train
 train:
 	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
-	$(TRAIN_VENV)/bin/python -m pip install -q "numpy>=2,<3" "scikit-learn==1.9.1" "lightgbm==4.7.0"
+	$(TRAIN_VENV)/bin/python -m pip install -q "numpy>=2,<3" "scipy>=1.13,<2" "xxhash>=3,<5" \
+		"scikit-learn==1.9.1" "lightgbm==4.7.0"
+	$(if $(wildcard $(BRIDGE_CORPUS)),$(TRAIN_VENV)/bin/python benches/train_bridge.py \
+		--corpus $(BRIDGE_CORPUS) --out deepdiscovery-core/src/bridge/bridge.bin \
+		--report benches/results/bridge-training.md,@echo "no $(BRIDGE_CORPUS): the bridge is not retrained")
 	$(TRAIN_VENV)/bin/python benches/train_ranker.py \
 		--out deepdiscovery-core/src/locate/ranker.json \
 		--report benches/results/ranker-cv.md \
@@ -172,7 +180,7 @@ train:
 		--report benches/results/completion-cv.md \
 		--train $(foreach s,train single,$(if $(wildcard $(FEATURES)/completion/$(s).jsonl),$(s)=$(FEATURES)/completion/$(s).jsonl)) \
 		--eval $(foreach s,sample ml lite,$(if $(wildcard $(FEATURES)/completion/$(s).jsonl),$(s)=$(FEATURES)/completion/$(s).jsonl))
-	cargo test -q -p deepdiscovery-core --lib -- ranker completion
+	cargo test -q -p deepdiscovery-core --lib -- ranker completion bridge
 
 lint:
 	cargo fmt --all -- --check

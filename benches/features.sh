@@ -4,7 +4,9 @@
 # - OUT_DIR/NAME.jsonl: the Location stage's feature rows of every candidate (the
 #   learned scorer, `eval_tasks --locate --features`);
 # - OUT_DIR/completion/NAME.jsonl: the rows of the learned change-set completion's
-#   candidates (`eval_tasks --features`, the whole of discover).
+#   candidates (`eval_tasks --features`, the whole of discover);
+# - OUT_DIR/completion-plain/NAME.jsonl: the same without the history (`--no-history`,
+#   as a shallow clone or a plain directory gives it): the completion for those.
 #
 #   sh benches/features.sh OUT_DIR
 #
@@ -24,7 +26,7 @@ out=${1:?usage: sh benches/features.sh OUT_DIR}
 mirrors=${MIRRORS:-/work/.mirror}
 checkouts=${CHECKOUTS:-/work/checkouts-features}
 tasks=${TASKS:-"lite=/work/mined/lite_avail.jsonl ml=/work/shared/bench/multilingual_dev.jsonl sample=/work/mined/sample.jsonl train=/work/mined/train.jsonl single=/work/mined/single_sample.jsonl"}
-mkdir -p "$out/completion"
+mkdir -p "$out/completion" "$out/completion-plain"
 cargo build --release -q -p deepdiscovery-core --example eval_tasks
 for set in $tasks; do
     name=${set%%=*}
@@ -37,4 +39,8 @@ for set in $tasks; do
         --mirrors "$mirrors" --checkouts "$checkouts/$name" \
         --json "$out/completion/$name.jsonl" "$file" > "$out/completion/$name.txt" 2>&1
     tail -n 3 "$out/completion/$name.txt"
+    target/release/examples/eval_tasks --features --with-history --no-history \
+        --mirrors "$mirrors" --checkouts "$checkouts/$name" \
+        --json "$out/completion-plain/$name.jsonl" "$file" > "$out/completion-plain/$name.txt" 2>&1
+    tail -n 3 "$out/completion-plain/$name.txt"
 done

@@ -10,7 +10,14 @@
 //! cargo bench -p deepdiscovery-core --bench scale                     # 2.5k, 10k, 25k, 50k files
 //! cargo bench -p deepdiscovery-core --bench scale -- --sizes 2500,200000 --json out.json
 //! cargo bench -p deepdiscovery-core --bench scale -- --full-graph     # parse every file instead
+//! cargo bench -p deepdiscovery-core --bench scale -- --sizes 25000 --slow-task [--no-bridge]
 //! ```
+//!
+//! `--slow-task` adds a performance complaint to the task ("slow", "memory", "hangs"),
+//! whose words the vocabulary bridge expands the most; `--no-bridge` answers without
+//! the bridge. Together they give the bridge's cost (issue 34, item 4). Each row also
+//! gives the query again with one more word in the same session (`warm`): the
+//! query's own cost, without listing, reading or parsing.
 
 use std::fs;
 use std::process::Command;
@@ -26,6 +33,7 @@ fn main() {
     let mut json = None;
     let mut one = None;
     let mut full_graph = false;
+    let mut flags: Vec<String> = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -39,19 +47,20 @@ fn main() {
             "--json" => json = args.next(),
             "--one" => one = args.next().and_then(|v| v.parse().ok()),
             "--full-graph" => full_graph = true,
+            "--slow-task" | "--no-bridge" => flags.push(arg.clone()),
             // `cargo bench` passes `--bench`; other harness flags are ignored too.
             _ => {}
         }
     }
     if let Some(files) = one {
-        println!("{}", measure(files, full_graph));
+        println!("{}", measure(files, full_graph, &flags));
         return;
     }
     let exe = std::env::current_exe().expect("own path");
     println!(
-        "| files | lines | MiB | read all (ms) | cold discover (ms) | ratio | peak RSS (MiB) | read | parsed | stages (ms) |"
+        "| files | lines | MiB | read all (ms) | cold discover (ms) | ratio | warm (ms) | peak RSS (MiB) | read | parsed | stages (ms) |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     let mut rows = Vec::new();
     for files in sizes {
         // Generate in this process first, so that generation is not measured.
@@ -61,6 +70,7 @@ fn main() {
         if full_graph {
             command.arg("--full-graph");
         }
+        command.args(&flags);
         let output = command.output().expect("run one size");
         let row: serde_json::Value =
             serde_json::from_slice(&output.stdout).expect("one size's JSON");
@@ -77,13 +87,14 @@ fn main() {
             })
             .collect();
         println!(
-            "| {} | {} | {:.0} | {:.0} | {:.0} | {:.2} | {:.0} | {} | {} | {} |",
+            "| {} | {} | {:.0} | {:.0} | {:.0} | {:.2} | {:.0} | {:.0} | {} | {} | {} |",
             row["files"],
             row["lines"],
             row["bytes"].as_f64().unwrap_or(0.0) / 1048576.0,
             row["read_ms"].as_f64().unwrap_or(0.0),
             row["discover_ms"].as_f64().unwrap_or(0.0),
             row["discover_ms"].as_f64().unwrap_or(0.0) / row["read_ms"].as_f64().unwrap_or(1.0),
+            row["warm_ms"].as_f64().unwrap_or(0.0),
             row["peak_rss_mib"].as_f64().unwrap_or(0.0),
             row["files_read"],
             row["files_parsed"],
@@ -98,7 +109,7 @@ fn main() {
 }
 
 /// One size, in this (fresh) process: a JSON object.
-fn measure(files: usize, full_graph: bool) -> serde_json::Value {
+fn measure(files: usize, full_graph: bool, flags: &[String]) -> serde_json::Value {
     let root = synthetic::ensure(files);
     // One read to bring the files into the page cache (generation may have been
     // long ago), then the measured one: both sides of the ratio run on a warm cache.
@@ -107,21 +118,36 @@ fn measure(files: usize, full_graph: bool) -> serde_json::Value {
     let (listed, bytes, lines) = read_all(&root);
     let read_ms = start.elapsed().as_secs_f64() * 1e3;
 
-    let task = Task::new(synthetic::task(files)).expect("task");
-    let config = DiscoverConfig {
+    let mut text = synthetic::task(files);
+    if flags.iter().any(|f| f == "--slow-task") {
+        text.push_str(
+            ". It is very slow on large inputs, memory grows on every call and the \
+             export hangs until it times out",
+        );
+    }
+    let task = Task::new(text).expect("task");
+    let mut config = DiscoverConfig {
         full_graph,
         ..DiscoverConfig::default()
     };
+    config.location_ablation.no_bridge = flags.iter().any(|f| f == "--no-bridge");
     let start = Instant::now();
     let session = Session::open(&root).expect("open");
     let package = session.discover(&task, &config).expect("discover");
     let discover_ms = start.elapsed().as_secs_f64() * 1e3;
+    // Another word makes another query: the lexical pass counts its terms again, from
+    // the per-file indexes the first query left.
+    let again = Task::new(format!("{} again", task.text)).expect("task");
+    let start = Instant::now();
+    session.discover(&again, &config).expect("discover again");
+    let warm_ms = start.elapsed().as_secs_f64() * 1e3;
     serde_json::json!({
         "files": listed,
         "lines": lines,
         "bytes": bytes,
         "read_ms": read_ms,
         "discover_ms": discover_ms,
+        "warm_ms": warm_ms,
         "peak_rss_mib": synthetic::peak_rss_mib(),
         "files_read": package.budget.files_read,
         "files_parsed": package.budget.files_parsed,
@@ -129,6 +155,7 @@ fn measure(files: usize, full_graph: bool) -> serde_json::Value {
         "top_files": package.files.iter().take(5).map(|f| f.path.clone()).collect::<Vec<_>>(),
         "notes": package.notes,
         "full_graph": full_graph,
+        "flags": flags,
     })
 }
 
