@@ -346,7 +346,7 @@ fn age(dir: &Path, by: std::time::Duration) {
 
 /// A large module that has nothing to do with the task: no package includes it.
 fn unrelated_module(variant: char) -> String {
-    let mut text = String::from("\"\"\"Nightly export of warehouse shelves.\"\"\"\n\n");
+    let mut text = String::from("\"\"\"Nightly listing of warehouse shelves.\"\"\"\n\n");
     for i in 0..150 {
         text.push_str(&format!(
             "def shelf_{variant}{i:03}(rows):\n    return [r.label for r in rows if r.depth > {i}]\n\n"
@@ -362,12 +362,12 @@ fn a_second_process_reads_no_unchanged_file_it_does_not_show() {
     let root = repo.path();
     copy_dir(&fixture_path("locate_app"), root);
     add_large_module(root);
-    let export = root.join("inventory/export.py");
+    let export = root.join("inventory/shelving.py");
     fs::write(&export, unrelated_module('a')).unwrap();
     let hour = std::time::Duration::from_secs(3600);
     age(root, hour);
     let (expected, _) = package(root, None);
-    let is_export = |reads: &[String]| reads.iter().any(|p| p == "inventory/export.py");
+    let is_export = |reads: &[String]| reads.iter().any(|p| p == "inventory/shelving.py");
 
     let (first, reads) = package_and_reads(root, cache.path());
     assert_eq!(first, expected);
@@ -389,7 +389,7 @@ fn a_second_process_reads_no_unchanged_file_it_does_not_show() {
         let (_, reads) = package_and_reads(root, cache.path());
         assert!(!is_export(&reads));
         let before = fs::metadata(&export).unwrap().modified().unwrap();
-        let replacement = root.join("inventory/export.py.new");
+        let replacement = root.join("inventory/shelving.py.new");
         fs::write(&replacement, unrelated_module('c') + "\n").unwrap();
         fs::File::options()
             .write(true)
