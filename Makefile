@@ -150,8 +150,9 @@ fuzz: $(VPY)
 		-artifact_prefix=fuzz/artifacts/tools/ fuzz/target/corpus/tools
 
 # The learned scorer of the Location stage (deepdiscovery-core/src/locate/ranker.json)
-# and the learned change-set completion (deepdiscovery-core/src/infer/completion.json,
-# trained on the mined sets only, the others held out) from feature dumps
+# and the learned change-set completion (deepdiscovery-core/src/infer/completion.json
+# with history, completion_plain.json without; trained on the mined sets only, the
+# others held out) from feature dumps
 # (`sh benches/features.sh $(FEATURES)`), in a development-only
 # venv: scikit-learn and LightGBM are never runtime dependencies. Writes the model and
 # the grouped cross-validation table; the Rust tests then check the model against the
@@ -180,6 +181,11 @@ train:
 		--report benches/results/completion-cv.md \
 		--train $(foreach s,train single,$(if $(wildcard $(FEATURES)/completion/$(s).jsonl),$(s)=$(FEATURES)/completion/$(s).jsonl)) \
 		--eval $(foreach s,sample ml lite,$(if $(wildcard $(FEATURES)/completion/$(s).jsonl),$(s)=$(FEATURES)/completion/$(s).jsonl))
+	$(TRAIN_VENV)/bin/python benches/train_completion.py \
+		--out deepdiscovery-core/src/infer/completion_plain.json \
+		--report benches/results/completion-plain-cv.md \
+		--train $(foreach s,train single,$(if $(wildcard $(FEATURES)/completion-plain/$(s).jsonl),$(s)=$(FEATURES)/completion-plain/$(s).jsonl)) \
+		--eval $(foreach s,sample ml lite,$(if $(wildcard $(FEATURES)/completion-plain/$(s).jsonl),$(s)=$(FEATURES)/completion-plain/$(s).jsonl))
 	cargo test -q -p deepdiscovery-core --lib -- ranker completion bridge
 
 lint:

@@ -38,7 +38,18 @@ import numpy as np
 from train_ranker import SEED, export_lightgbm, feature_runs, folds
 
 THRESHOLDS = (0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3)
-CAPS = (1, 2, 3)
+# A cap is a number of files, or "Σ": per task, the expected number of the fix's
+# files among the candidates (the sum of their probabilities), rounded up, within
+# 1..MAX_EXPECTED: a task-level estimate of how many files the change still needs.
+CAPS = (1, 2, 3, "Σ")
+MAX_EXPECTED = 5
+
+
+def task_cap(cap, p):
+    """The cap of one task whose candidates have probabilities `p`."""
+    if cap != "Σ":
+        return cap
+    return int(min(MAX_EXPECTED, max(1, math.ceil(float(np.sum(p)) - 1e-9))))
 
 
 def load(sets):
@@ -128,7 +139,7 @@ def simulate(tasks, probability, threshold, cap):
         if threshold is not None:
             p = probability[(t["set"], t["id"])]
             order = sorted(range(len(p)), key=lambda i: (-p[i], t["paths"][i]))
-            package += [t["paths"][i] for i in order if p[i] >= threshold][:cap]
+            package += [t["paths"][i] for i in order if p[i] >= threshold][:task_cap(cap, p)]
         chosen = set(package)
         hit = sum(g in chosen for g in t["gold"])
         for name in (t["set"], "multi-file" if len(t["gold"]) > 1 else "single-file"):

@@ -12,9 +12,14 @@
 //! tree ensemble ([`crate::trees`], trained by `make train` on mined multi- and
 //! single-file changes) gives the probability that the candidate is a file of the
 //! change. Candidates from [`MIN_PROBABILITY`] join, at most [`MAX_ADDED`] per
-//! task, so a single-file task whose evidence is peaked gains nothing. It runs only
-//! with the repository's history (in a git work tree), as it was trained: without
-//! one it added files that were seldom the fix's.
+//! task, so a single-file task whose evidence is peaked gains nothing.
+//!
+//! Two models are committed, each trained as it is used: one on work trees with
+//! their history (`completion.json`), one on the same tasks without it
+//! (`completion_plain.json`: a shallow clone, a tarball, a plain directory), whose
+//! history features are all zero. A model trained with history adds files that are
+//! seldom the fix's when the history is missing, so a history of fewer than
+//! [`MIN_COMMITS`](super::changeset::MIN_COMMITS) commits takes the plain one.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
@@ -28,8 +33,10 @@ use crate::resolve::{file_name, parent_dir};
 use crate::source::History;
 use crate::trees::Trees;
 
-/// The committed model.
+/// The committed model for work trees with history.
 const BUILTIN: &str = include_str!("completion.json");
+/// The committed model for repositories without history.
+const BUILTIN_PLAIN: &str = include_str!("completion_plain.json");
 
 /// Location's best candidates that are considered.
 pub(super) const POOL: usize = 48;
@@ -99,13 +106,14 @@ pub const COMPLETION_FEATURES: [&str; COMPLETION_FEATURE_COUNT] = [
     "log_size",
     "depth",
     // Evidence beyond the task's words: the candidate's best definition's match, a
-    // past commit whose message matches the task changed it.
+    // past commit whose message matches the task changed it, the vocabulary bridge.
     "def_best",
     "past_change",
+    "bridge",
 ];
 
 /// How many features a completion row has.
-pub const COMPLETION_FEATURE_COUNT: usize = 34;
+pub const COMPLETION_FEATURE_COUNT: usize = 35;
 
 /// A candidate's row and what ties it to the context.
 #[derive(Debug, Clone)]
@@ -137,13 +145,21 @@ pub(super) struct Inputs<'a> {
     pub normalized: &'a HashMap<String, f32>,
     /// Role and size in bytes of a listed file (`None`: not in the repository).
     pub artifact: &'a dyn Fn(&str) -> Option<(Role, u64)>,
+    /// Whether implicit relations count as links (not under the `no_implicit`
+    /// ablation: the completion sees the relations the expansion follows).
+    pub implicit: bool,
 }
 
 /// The committed model, read once; `None` when it does not fit this build.
-pub(super) fn builtin() -> Option<&'static Trees> {
+pub(super) fn builtin(with_history: bool) -> Option<&'static Trees> {
     static MODEL: OnceLock<Option<Trees>> = OnceLock::new();
-    MODEL
-        .get_or_init(|| Trees::parse(BUILTIN, &COMPLETION_FEATURES).ok())
+    static PLAIN: OnceLock<Option<Trees>> = OnceLock::new();
+    let (cell, text) = if with_history {
+        (&MODEL, BUILTIN)
+    } else {
+        (&PLAIN, BUILTIN_PLAIN)
+    };
+    cell.get_or_init(|| Trees::parse(text, &COMPLETION_FEATURES).ok())
         .as_ref()
 }
 
@@ -225,7 +241,8 @@ pub(super) fn candidates(inputs: &Inputs) -> Vec<Candidate> {
         }
         let rank = rank_of.get(path).copied().unwrap_or(unranked);
         let coupling = coupled.get(path).copied().unwrap_or_default();
-        let (links, linked, to_top) = links_to(inputs.graph, path, &in_context, top);
+        let (links, linked, to_top) =
+            links_to(inputs.graph, path, &in_context, top, inputs.implicit);
         let p = prob(path);
         let (new_terms, new_share) = new_terms(location.matched.get(path), &explained);
         let beyond = location.beyond_words.get(path).copied().unwrap_or_default();
@@ -264,6 +281,7 @@ pub(super) fn candidates(inputs: &Inputs) -> Vec<Candidate> {
             path.matches('/').count() as f32,
             beyond.definition,
             beyond.past_change,
+            beyond.bridge,
         ];
         debug_assert_eq!(row.len(), COMPLETION_FEATURE_COUNT);
         let from = match (&linked, anchors.get(coupling.anchor)) {
@@ -389,7 +407,13 @@ pub(super) fn rationale(candidate: &Candidate, probability: f32) -> String {
 /// whether one is `top`.
 type Links = (usize, Option<(String, Relation, bool)>, bool);
 
-fn links_to(graph: &RepoGraph, path: &str, context: &HashSet<&str>, top: &str) -> Links {
+fn links_to(
+    graph: &RepoGraph,
+    path: &str,
+    context: &HashSet<&str>,
+    top: &str,
+    implicit: bool,
+) -> Links {
     let mut count = 0;
     let mut first: Option<(String, Relation, bool)> = None;
     let mut to_top = false;
@@ -404,10 +428,12 @@ fn links_to(graph: &RepoGraph, path: &str, context: &HashSet<&str>, top: &str) -
     let mut seen: HashSet<&str> = HashSet::new();
     for (other, relation, leaves) in out.chain(back) {
         let family = relation.family();
-        if !matches!(family, RelationFamily::Explicit | RelationFamily::Implicit)
-            || !context.contains(other)
-            || !seen.insert(other)
-        {
+        let followed = match family {
+            RelationFamily::Explicit => true,
+            RelationFamily::Implicit => implicit,
+            _ => false,
+        };
+        if !followed || !context.contains(other) || !seen.insert(other) {
             continue;
         }
         count += 1;
@@ -542,9 +568,11 @@ mod tests {
     }
 
     #[test]
-    fn the_committed_model_fits_this_build() {
-        let model = builtin().expect("completion.json must match COMPLETION_FEATURES");
+    fn the_committed_models_fit_this_build() {
+        let model = builtin(true).expect("completion.json must match COMPLETION_FEATURES");
         crate::trees::tests::assert_faithful(model);
+        let plain = builtin(false).expect("completion_plain.json must match COMPLETION_FEATURES");
+        crate::trees::tests::assert_faithful(plain);
     }
 
     #[test]

@@ -262,6 +262,9 @@ pub(crate) struct BeyondWords {
     /// The strength of the past commits whose messages match the task and that
     /// changed it (`locate::past_changes`).
     pub past_change: f32,
+    /// Its BM25 of the task's expansion by the vocabulary bridge over the best
+    /// file's (`locate::bridge`).
+    pub bridge: f32,
 }
 
 /// The ranked files whose matched terms [`Location`] keeps.

@@ -892,3 +892,46 @@ fn the_completion_reads_history_ties_beyond_locations_candidates() {
     assert!(!rows.rows.is_empty());
     assert!(rows.rows.iter().all(|(_, row)| row[partner] == 0.0));
 }
+
+#[test]
+fn a_shallow_history_is_read_as_none_by_the_completion() {
+    // Two commits, as a shallow clone has: too few to say what changes together.
+    let Some(mut repo) = Repo::new() else { return };
+    repo.write(
+        "billing/invoice.py",
+        "def compute_invoice_total(lines, discount):\n    return sum(lines) - discount\n",
+    );
+    repo.write(
+        "billing/tax.py",
+        "def vat(total):\n    return total * 0.2\n",
+    );
+    repo.write("reports/ledger.py", "def rows(e):\n    return e\n");
+    // Files that share the task's words: candidates beside the context.
+    for k in 0..12 {
+        repo.write(
+            &format!("web/invoice_page_{k}.py"),
+            &format!("def invoice_page_{k}(request):\n    return 'invoice amount {k}'\n"),
+        );
+        repo.write(
+            &format!("promo/discount_{k}.py"),
+            &format!("def discount_{k}():\n    return 'a discount is applied {k}'\n"),
+        );
+    }
+    repo.commit(0, "initial");
+    repo.change(1, &["billing/invoice.py", "billing/tax.py"]);
+    let session = Session::open(repo.root()).unwrap();
+    let task = Task::new(INVOICE_TASK).unwrap();
+    let (_, rows) = session
+        .discover_traced(&task, &DiscoverConfig::default())
+        .unwrap();
+    assert!(!rows.rows.is_empty());
+    let names = &deepdiscovery_core::infer::COMPLETION_FEATURES;
+    let commits = names.iter().position(|n| *n == "history_commits").unwrap();
+    let partner = names.iter().position(|n| *n == "partner").unwrap();
+    // The rows are those of a repository without history, which the plain model
+    // was trained on: no commit counted, no partner.
+    for (path, row) in &rows.rows {
+        assert_eq!(row[commits], 0.0, "{path}: {row:?}");
+        assert_eq!(row[partner], 0.0, "{path}: {row:?}");
+    }
+}

@@ -299,6 +299,9 @@ fn order_context(o: &Ordering) -> (Vec<Scored>, Vec<Scored>, Vec<String>, Featur
     } else {
         o.graph.history()
     };
+    // A shallow clone's few commits say nothing of what changes together: the
+    // completion reads such a history as none, as its plain model was trained.
+    let deep_history = history.filter(|h| h.commits.len() >= super::changeset::MIN_COMMITS);
     if let Some(history) = history {
         complete_change_set(
             &mut ordered,
@@ -315,15 +318,15 @@ fn order_context(o: &Ordering) -> (Vec<Scored>, Vec<Scored>, Vec<String>, Featur
         location: o.location,
         context: &context,
         graph: o.graph,
-        history,
+        history: deep_history,
         normalized: o.normalized,
         artifact: &artifact,
+        implicit: o.config.ablation.follows(RelationFamily::Implicit),
     };
     let candidates = completion::candidates(&inputs);
     let rows = completion::table(&candidates);
-    // The model was trained and checked on work trees with history; without one it
-    // adds files that are seldom the fix's (benches/results/completion-2026-12-04.md).
-    if let Some(model) = completion::builtin().filter(|_| history.is_some()) {
+    // Each model as it was trained: with the history, or without one.
+    if let Some(model) = completion::builtin(deep_history.is_some()) {
         let chosen = completion::select(model, candidates);
         complete_learned(&mut ordered, chosen, o.graph, o.normalized);
     }

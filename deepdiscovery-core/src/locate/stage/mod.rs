@@ -484,6 +484,7 @@ pub(crate) fn run(
                 let words = super::BeyondWords {
                     definition: definitions.get(&i).map_or(0.0, |d| d.best),
                     past_change: evidence::strongest(&evidence[i], Channel::PastChange),
+                    bridge: bridged[i],
                 };
                 (artifacts[i].path.clone(), words)
             })
