@@ -254,7 +254,7 @@ pub(crate) fn compute(inputs: &Inputs<'_>, candidates: &[usize]) -> Vec<Vec<f32>
             row.extend(covered.iter().copied());
             let title_share = |fields: &[usize]| {
                 let found = query_weight(inputs.query, inputs.title, |t| {
-                    fields.iter().any(|&f| stats.counts[t][f] > 0)
+                    fields.iter().any(|&f| stats.counts.get(t)[f] > 0)
                 });
                 if title_weight > 0.0 {
                     found / title_weight

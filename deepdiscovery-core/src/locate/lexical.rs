@@ -325,11 +325,45 @@ impl Query {
     }
 }
 
+/// The query-term counts of one file per field, sparse: only the terms the file
+/// holds, sorted by term. A file holds a few of a query's terms, and a dense table
+/// of every term for every file grew with the repository times the query (the
+/// bridge's expansion made that 40 MiB at 25k files).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TermCounts(Vec<(u32, [u16; FIELDS])>);
+
+impl TermCounts {
+    /// Term `t`'s counts per field (zeros when the file does not hold it).
+    pub fn get(&self, t: usize) -> [u16; FIELDS] {
+        match self.0.binary_search_by_key(&t, |(term, _)| *term as usize) {
+            Ok(k) => self.0[k].1,
+            Err(_) => [0; FIELDS],
+        }
+    }
+
+    /// The terms the file holds, with their counts, by term.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &[u16; FIELDS])> {
+        self.0.iter().map(|(t, c)| (*t as usize, c))
+    }
+
+    /// Term `t`'s counts, to be written (zeros when new).
+    fn entry(&mut self, t: u32) -> &mut [u16; FIELDS] {
+        let k = match self.0.binary_search_by_key(&t, |(term, _)| *term) {
+            Ok(k) => k,
+            Err(k) => {
+                self.0.insert(k, (t, [0; FIELDS]));
+                k
+            }
+        };
+        &mut self.0[k].1
+    }
+}
+
 /// What the pass kept of one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileStats {
-    /// Query-term counts per field: `counts[term][field]`.
-    pub counts: Vec<[u16; FIELDS]>,
+    /// Query-term counts per field: `counts.get(term)[field]`.
+    pub counts: TermCounts,
     /// Token count of each field.
     pub lengths: [u32; FIELDS],
     /// Indexes (into `Query::symbols`) of symbols this file defines lexically.
@@ -380,7 +414,6 @@ pub fn scan(
 /// The per-file part of the pass, prepared once per query: what one file's text
 /// gives depends on the query and that text alone (so it can be kept per file).
 pub struct Scanner<'q> {
-    terms: usize,
     term_index: WordMap<&'q [u8], u32>,
     symbol_index: WordMap<&'q [u8], u32>,
     phrases: Option<AhoCorasick>,
@@ -392,7 +425,6 @@ impl<'q> Scanner<'q> {
     /// A scanner for `query`.
     pub fn new(query: &'q Query) -> Self {
         Scanner {
-            terms: query.counted_terms(),
             term_index: query
                 .terms
                 .iter()
@@ -431,10 +463,7 @@ impl<'q> Scanner<'q> {
     /// once, for any query) and its text (for the phrases alone): equal to
     /// `scan_file(path, text)` when `index` is `FileIndex::of(text)`.
     pub fn scan_indexed(&self, path: &str, index: &IndexView<'_>, text: &str) -> FileStats {
-        let mut stats = FileStats {
-            counts: vec![[0u16; FIELDS]; self.terms],
-            ..FileStats::default()
-        };
+        let mut stats = FileStats::default();
         let filter = TermFilter::new(self.term_index.keys());
         let symbol_filter = TermFilter::new(self.symbol_index.keys());
         count_path(path, &filter, &self.term_index, &mut stats);
@@ -445,7 +474,7 @@ impl<'q> Scanner<'q> {
                 && let Some(&t) = self.term_index.get(token.as_bytes())
             {
                 // Counting one by one saturates at u16::MAX: the same as the minimum.
-                let c = &mut stats.counts[t as usize];
+                let c = stats.counts.entry(t);
                 c[Field::Defs as usize] = (*defs).min(u16::MAX as u32) as u16;
                 c[Field::Body as usize] = (*body).min(u16::MAX as u32) as u16;
             }
@@ -487,7 +516,6 @@ impl<'q> Scanner<'q> {
         scan_one(
             path,
             text,
-            self.terms,
             &self.term_index,
             &self.symbol_index,
             self.phrases.as_ref(),
@@ -609,7 +637,7 @@ fn count_token(
     if filter.may_contain(token)
         && let Some(&t) = term_index.get(token)
     {
-        let c = &mut stats.counts[t as usize][field as usize];
+        let c = &mut stats.counts.entry(t)[field as usize];
         *c = c.saturating_add(1);
     }
 }
@@ -641,9 +669,11 @@ pub fn aggregate(query: &Query, stats: Vec<Arc<FileStats>>) -> LexicalView {
     let mut df = vec![0u32; query.counted_terms()];
     let mut total = [0f64; FIELDS];
     for s in &stats {
-        for (t, c) in s.counts.iter().enumerate() {
-            if c.iter().any(|&x| x > 0) {
-                df[t] += 1;
+        for (t, c) in s.counts.iter() {
+            if let Some(df) = df.get_mut(t)
+                && c.iter().any(|&x| x > 0)
+            {
+                *df += 1;
             }
         }
         for (sum, len) in total.iter_mut().zip(s.lengths) {
@@ -662,15 +692,11 @@ pub fn aggregate(query: &Query, stats: Vec<Arc<FileStats>>) -> LexicalView {
 fn scan_one(
     path: &str,
     text: &str,
-    terms: usize,
     term_index: &WordMap<&[u8], u32>,
     symbol_index: &WordMap<&[u8], u32>,
     phrases: Option<&AhoCorasick>,
 ) -> FileStats {
-    let mut stats = FileStats {
-        counts: vec![[0u16; FIELDS]; terms],
-        ..FileStats::default()
-    };
+    let mut stats = FileStats::default();
     let filter = TermFilter::new(term_index.keys());
     let symbol_filter = TermFilter::new(symbol_index.keys());
     let count = |field: Field, token: &[u8], stats: &mut FileStats| {
@@ -775,8 +801,12 @@ impl LexicalView {
         let file = &self.files[i];
         let mut score = 0.0;
         let mut parts = Vec::new();
-        for (t, (_, qw)) in query.terms.iter().enumerate() {
-            if let Some(s) = self.term_score(file, t, *qw, n) {
+        // The file's own terms, in term order (as many as it holds, not the query's).
+        for (t, counts) in file.counts.iter() {
+            let Some((_, qw)) = query.terms.get(t) else {
+                break;
+            };
+            if let Some(s) = self.term_score(file, counts, t, *qw, n) {
                 score += s;
                 parts.push((t, s));
             }
@@ -784,10 +814,17 @@ impl LexicalView {
         (score, strongest(parts, 5))
     }
 
-    /// BM25F's part of term `t` (an index into the counted terms) weighted `weight`
-    /// in `file` of `n` documents; `None` when the file does not hold it.
-    fn term_score(&self, file: &FileStats, t: usize, weight: f32, n: f32) -> Option<f32> {
-        let counts = file.counts.get(t)?;
+    /// BM25F's part of term `t` (an index into the counted terms, whose counts in
+    /// `file` are `counts`) weighted `weight` in `file` of `n` documents; `None` when
+    /// the file does not hold it.
+    fn term_score(
+        &self,
+        file: &FileStats,
+        counts: &[u16; FIELDS],
+        t: usize,
+        weight: f32,
+        n: f32,
+    ) -> Option<f32> {
         if counts.iter().all(|&c| c == 0) {
             return None;
         }
@@ -811,8 +848,12 @@ impl LexicalView {
         let first = query.terms.len();
         let mut score = 0.0;
         let mut parts = Vec::new();
-        for (j, e) in query.expansion.iter().enumerate() {
-            if let Some(s) = self.term_score(file, first + j, e.weight, n) {
+        for (t, counts) in file.counts.iter().filter(|(t, _)| *t >= first) {
+            let j = t - first;
+            let Some(e) = query.expansion.get(j) else {
+                break;
+            };
+            if let Some(s) = self.term_score(file, counts, t, e.weight, n) {
                 score += s;
                 parts.push((j, s));
             }
@@ -832,8 +873,9 @@ impl LexicalView {
         let total: f32 = query.terms.iter().map(|(_, w)| *w).sum();
         for (t, (_, qw)) in query.terms.iter().enumerate() {
             let idf = self.idf(t, n);
+            let counts = file.counts.get(t);
             for f in 0..FIELDS {
-                let count = file.counts[t][f];
+                let count = counts[f];
                 if count == 0 {
                     continue;
                 }
@@ -876,7 +918,7 @@ impl LexicalView {
         for (t, (_, qw)) in query.terms.iter().enumerate() {
             let mut tf = 0.0;
             for &i in members {
-                let c = self.files[i].counts[t];
+                let c = self.files[i].counts.get(t);
                 tf += FIELD_WEIGHT[0] * c[0] as f32
                     + FIELD_WEIGHT[1] * c[1] as f32 / members.len() as f32
                     + FIELD_WEIGHT[2] * c[2] as f32
