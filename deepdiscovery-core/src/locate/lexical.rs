@@ -247,7 +247,7 @@ pub struct Query {
     pub phrases: Vec<String>,
     /// Code terms the task's terms translate to (the vocabulary bridge,
     /// [`super::bridge`]), sorted by term, none of them one of `terms`: counted by the
-    /// pass after the terms (`FileStats::counts[terms.len() + j]`), scored apart
+    /// pass after the terms (`FileStats::counts.get(terms.len() + j)`), scored apart
     /// ([`LexicalView::bridge`]).
     pub expansion: Vec<crate::bridge::Expansion>,
 }

@@ -163,10 +163,12 @@ pub(crate) fn run(
         sem_terms[i] = parts;
     }
     // The vocabulary bridge: the words of the code the task's words translate to.
+    // Each file's score and its strongest expansion terms (what explains it).
     let mut bridged = vec![0.0f32; n];
+    let mut bridge_terms: Vec<Vec<(usize, f32)>> = vec![Vec::new(); n];
     if !query.expansion.is_empty() {
-        for (i, b) in bridged.iter_mut().enumerate() {
-            *b = view.bridge(&query, i).0;
+        for i in 0..n {
+            (bridged[i], bridge_terms[i]) = view.bridge(&query, i);
         }
         score::normalize_max(&mut bridged);
     }
@@ -267,11 +269,10 @@ pub(crate) fn run(
     }
     for &i in &candidates {
         if bridged[i] >= bridge::EXPLAINED {
-            let (_, parts) = view.bridge(&query, i);
             evidence[i].push(Signal::new(
                 Channel::Bridge,
                 bridged[i],
-                bridge::explain(&query, &parts),
+                bridge::explain(&query, &bridge_terms[i]),
             ));
         }
     }
