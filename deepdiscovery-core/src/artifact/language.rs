@@ -134,8 +134,9 @@ impl Language {
             "go" => Language::Go,
             "rs" => Language::Rust,
             "c" => Language::C,
-            // `.h` is shared by C and C++; C++ parses C headers well, and C++ headers
-            // often use classes and namespaces, so the C++ grammar reads both.
+            // `.h` is shared by C and C++. Alone, a path says C++, which parses most C
+            // headers and reads classes and namespaces; a session reads a
+            // repository's headers as its other sources say ([`Language::for_headers`]).
             "h" | "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" | "tpp"
             | "inl" => Language::Cpp,
             "cs" => Language::CSharp,
@@ -186,6 +187,49 @@ impl Language {
             "ts-node" | "tsx" => Language::TypeScript,
             _ => return None,
         })
+    }
+
+    /// Whether `path` is a `.h` header, which C and C++ share: its grammar is the
+    /// repository's ([`Language::for_headers`]), not its name's.
+    pub fn is_shared_header(path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        name.rsplit_once('.')
+            .is_some_and(|(stem, ext)| !stem.is_empty() && ext.eq_ignore_ascii_case("h"))
+    }
+
+    /// The C-family language a path's name alone gives, `.h` headers aside: `C` for
+    /// a C source, `Cpp` for a C++ source or header (`.cc`, `.hpp`, ...), else `None`.
+    /// What [`Language::for_headers`] counts.
+    pub fn c_family_source(path: &str) -> Option<Language> {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let (stem, ext) = name.rsplit_once('.')?;
+        if stem.is_empty() || ext.len() > 3 {
+            return None;
+        }
+        // Without allocating: this runs over every listed path.
+        let is = |e: &str| ext.eq_ignore_ascii_case(e);
+        if is("c") {
+            Some(Language::C)
+        } else if ["cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++"]
+            .iter()
+            .any(|e| is(e))
+        {
+            Some(Language::Cpp)
+        } else {
+            None
+        }
+    }
+
+    /// The grammar of one repository's `.h` headers: C when its C sources outnumber
+    /// its C++ sources (counted by [`Language::c_family_source`]), else C++ (also
+    /// when it has neither). A C repository's headers then parse as C: C++ reads
+    /// `new`, `class` or `template` used as C identifiers as syntax errors.
+    pub fn for_headers(c_sources: usize, cpp_sources: usize) -> Language {
+        if c_sources > cpp_sources {
+            Language::C
+        } else {
+            Language::Cpp
+        }
     }
 
     /// True for programming languages that have a tree-sitter grammar here.
@@ -367,5 +411,27 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), Language::ALL.len(), "names are unique");
         assert!(serde_json::from_str::<Language>("\"cobol\"").is_err());
+    }
+
+    #[test]
+    fn headers_follow_the_repository_and_sources_their_names() {
+        assert!(Language::is_shared_header("src/uv.h"));
+        assert!(Language::is_shared_header("INCLUDE/X.H"));
+        assert!(!Language::is_shared_header("src/uv.hpp"));
+        assert!(!Language::is_shared_header(".h"));
+        assert_eq!(Language::c_family_source("src/core.c"), Some(Language::C));
+        assert_eq!(
+            Language::c_family_source("src/core.cc"),
+            Some(Language::Cpp)
+        );
+        assert_eq!(
+            Language::c_family_source("src/core.hpp"),
+            Some(Language::Cpp)
+        );
+        assert_eq!(Language::c_family_source("src/core.h"), None);
+        assert_eq!(Language::c_family_source("src/core.py"), None);
+        assert_eq!(Language::for_headers(3, 2), Language::C);
+        assert_eq!(Language::for_headers(2, 2), Language::Cpp);
+        assert_eq!(Language::for_headers(0, 0), Language::Cpp);
     }
 }

@@ -277,6 +277,20 @@ impl DiskCache {
         build_key(b"facts:", &[path.as_bytes(), &content.to_le_bytes()])
     }
 
+    /// The key of a `.h` header's facts read with the grammar of `language` (C or
+    /// C++, as the repository's other sources say): a header read as C is kept
+    /// apart from the same bytes read as C++.
+    pub(crate) fn header_facts_key(path: &str, language: Language, content: u128) -> u128 {
+        build_key(
+            b"header-facts:",
+            &[
+                path.as_bytes(),
+                language.name().as_bytes(),
+                &content.to_le_bytes(),
+            ],
+        )
+    }
+
     /// The key of a value that depends on a file's bytes alone (they hash to
     /// `content`), computed by the code of `kind` in this build (the lexical index of
     /// a file's text, say).
@@ -667,6 +681,16 @@ mod tests {
         // A rewrite replaces the bad entry.
         cache.store_facts(key, Language::Python, &facts("a"), u64::MAX);
         assert_eq!(cache.load_facts(key), Some((Language::Python, facts("a"))));
+    }
+
+    #[test]
+    fn a_header_read_as_c_is_kept_apart_from_the_same_header_read_as_cpp() {
+        let content = crate::source::content_hash(b"int template(int x);");
+        let c = DiskCache::header_facts_key("a.h", Language::C, content);
+        let cpp = DiskCache::header_facts_key("a.h", Language::Cpp, content);
+        assert_ne!(c, cpp);
+        assert_ne!(c, DiskCache::facts_key("a.h", content));
+        assert_eq!(c, DiskCache::header_facts_key("a.h", Language::C, content));
     }
 
     #[cfg(unix)]

@@ -57,6 +57,21 @@ impl Session {
             self.finish_refresh(state, stats);
             return Ok(());
         }
+        // Paths came or went: the repository's C and C++ sources may now say another
+        // grammar for its `.h` headers.
+        let headers = header_language(&listing.entries);
+        let c_headers = headers == Language::C;
+        if c_headers != state.c_headers {
+            state.c_headers = c_headers;
+            for (path, slot) in state.slots.iter_mut() {
+                if Language::is_shared_header(path) {
+                    slot.language = headers;
+                    slot.role = Role::classify(path, headers);
+                    slot.parsed = None;
+                    slot.verified = false;
+                }
+            }
+        }
         // The listing and the slots are both sorted by path: a merge, not a lookup
         // per file (25,000 lookups cost a warm query ~10 ms).
         let mut previous = std::mem::take(&mut state.slots).into_iter().peekable();
@@ -85,7 +100,11 @@ impl Session {
                     slot
                 }
                 None => {
-                    let language = Language::detect(&entry.path, None);
+                    let language = if Language::is_shared_header(&entry.path) {
+                        headers
+                    } else {
+                        Language::detect(&entry.path, None)
+                    };
                     let mut slot = Slot {
                         role: Role::classify(&entry.path, language),
                         language,
@@ -230,10 +249,15 @@ impl Session {
             slot.verified = true;
             return Ok(Loaded::Reused);
         }
-        let language = Language::detect(&slot.entry.path, Some(&bytes[..bytes.len().min(256)]));
-        // The key covers all that `extract` reads (the path and the bytes) and the
-        // build, so a hit is exactly what extracting would give.
-        let key = DiskCache::facts_key(&slot.entry.path, content_hash);
+        // A `.h` header keeps the grammar the listing chose for the repository's.
+        let language = if Language::is_shared_header(&slot.entry.path) {
+            slot.language
+        } else {
+            Language::detect(&slot.entry.path, Some(&bytes[..bytes.len().min(256)]))
+        };
+        // The key covers all that `extract` reads (the path, the bytes and a header's
+        // grammar) and the build, so a hit is exactly what extracting would give.
+        let key = facts_key(slot, content_hash);
         let (language, facts, how) = match self.disk.as_ref().and_then(|d| d.load_facts(key)) {
             Some((language, facts)) => (language, facts, Loaded::FromDisk),
             None => {
@@ -266,7 +290,7 @@ impl Session {
             return Some(Loaded::Reused);
         }
         let disk = self.disk.as_ref()?;
-        let (language, facts) = disk.load_facts(DiskCache::facts_key(&slot.entry.path, hash))?;
+        let (language, facts) = disk.load_facts(facts_key(slot, hash))?;
         self.set_parsed(slot, hash, read_at_ns, language, Arc::new(facts));
         Some(Loaded::FromDisk)
     }
@@ -323,6 +347,29 @@ fn extract_facts(language: Language, path: &str, bytes: &[u8]) -> Facts {
 /// Takes a listed file's new listing entry: its facts stay current only if the
 /// entry proves the file unchanged, and what an earlier read learned of its content
 /// only while the entry proves it.
+/// The on-disk cache's key of a slot's facts for the content hashing to `content`.
+fn facts_key(slot: &Slot, content: u128) -> u128 {
+    let path = &slot.entry.path;
+    if Language::is_shared_header(path) {
+        DiskCache::header_facts_key(path, slot.language, content)
+    } else {
+        DiskCache::facts_key(path, content)
+    }
+}
+
+/// The grammar of the listing's `.h` headers, from its C and C++ sources.
+fn header_language(entries: &[Entry]) -> Language {
+    let (mut c, mut cpp) = (0, 0);
+    for entry in entries {
+        match Language::c_family_source(&entry.path) {
+            Some(Language::C) => c += 1,
+            Some(_) => cpp += 1,
+            None => {}
+        }
+    }
+    Language::for_headers(c, cpp)
+}
+
 fn renew(slot: &mut Slot, entry: Entry) {
     slot.verified = slot.verified
         && slot

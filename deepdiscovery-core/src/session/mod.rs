@@ -108,6 +108,9 @@ struct State {
     known_dirty: bool,
     /// HEAD as the source gave it since the last listing (`Some(None)`: no history).
     head: Option<Option<String>>,
+    /// Whether the repository's `.h` headers are read as C (its C sources outnumber
+    /// its C++ sources; see [`Language::for_headers`]) rather than C++.
+    c_headers: bool,
 }
 
 /// What the session did since its last listing: how much was listed, parsed, reused

@@ -340,3 +340,62 @@ fn a_syntax_error_keeps_what_parsed() {
         facts.problems
     );
 }
+
+/// A header that only C reads whole: `class`, `new` and `template` are C identifiers.
+const C_ONLY_HEADER: &str = "#ifndef LIST_H\n#define LIST_H\n\nstruct list {\n    int class;\n    struct node *head;\n};\n\nint list_push(struct list *list, int new);\nconst char *template(const struct list *list);\nint list_pop(struct list *list);\n\n#endif\n";
+
+fn write(root: &std::path::Path, path: &str, text: &str) {
+    let full = root.join(path);
+    std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+    std::fs::write(full, text).unwrap();
+}
+
+fn header_of(session: &Session) -> (deepdiscovery_core::Language, Vec<String>, Vec<String>) {
+    let facts = session.facts("include/list.h").unwrap();
+    let language = session
+        .artifacts()
+        .unwrap()
+        .into_iter()
+        .find(|a| a.path == "include/list.h")
+        .unwrap()
+        .language;
+    let names = facts.definitions.iter().map(|d| d.name.clone()).collect();
+    (language, names, facts.problems.clone())
+}
+
+#[test]
+fn headers_are_read_with_the_grammar_of_the_repositorys_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "include/list.h", C_ONLY_HEADER);
+    write(
+        root,
+        "src/list.c",
+        "#include \"list.h\"\nint list_pop(struct list *list) { return 0; }\n",
+    );
+    write(
+        root,
+        "src/push.c",
+        "#include \"list.h\"\nint list_push(struct list *list, int new) { return new; }\n",
+    );
+    let session = Session::open(root).unwrap();
+    let (language, names, problems) = header_of(&session);
+    assert_eq!(language, deepdiscovery_core::Language::C);
+    assert!(problems.is_empty(), "{problems:?}");
+    for name in ["list", "list_push", "template", "list_pop"] {
+        assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+    }
+
+    // C++ sources now outnumber the C ones: the same bytes are read as C++, whose
+    // grammar stumbles on the C identifiers.
+    for k in 0..3 {
+        write(root, &format!("src/view_{k}.cpp"), "class View {};\n");
+    }
+    let (language, names, problems) = header_of(&session);
+    assert_eq!(language, deepdiscovery_core::Language::Cpp);
+    assert!(
+        !problems.is_empty(),
+        "C++ stumbles on `template`: {names:?}"
+    );
+    assert!(!names.iter().any(|n| n == "template"), "{names:?}");
+}
