@@ -2,11 +2,13 @@
 
     python3 benches/train_completion.py --train NAME=FEATURES.jsonl ... \
         [--eval NAME=FEATURES.jsonl ...] [--out MODEL.json] [--report REPORT.md]
+        [--drop FEATURE,...]
 
 Each FEATURES.jsonl is the `--json` output of
 `eval_tasks --features --with-history ...` (discover, not `--locate`) on one task
-set: per task the package it returned and, for each of Location's best candidates
-left out of the context, a row of `COMPLETION_FEATURES`
+set: per task the package it returned (the files the committed completion added are
+taken out again: the rule below is simulated on the package before it) and, for each
+of Location's best candidates left out of the context, a row of `COMPLETION_FEATURES`
 (`deepdiscovery-core/src/infer/completion.rs`). A row is positive when its file is a
 gold file of the task (files the fix creates are left out).
 
@@ -23,6 +25,9 @@ What it does:
 4. With --out: the model trained on the --train sets, for `completion.rs` (trees on
    the log-odds, evaluated by our own Rust code), with check rows.
 
+`--drop` leaves features out (an ablation on the same rows: what those features add);
+a model without them does not fit `completion.rs`, so `--drop` writes no model.
+
 Deterministic: fixed seed, sorted inputs. Development only (LightGBM, in the
 `make train` venv); never a runtime dependency.
 """
@@ -37,6 +42,9 @@ import numpy as np
 
 from train_ranker import SEED, export_lightgbm, feature_runs, folds
 
+# What `completion::rationale` says (deepdiscovery-core/src/infer/completion.rs); the
+# package's rationale of the file holds it, after the relation that reached it.
+COMPLETION_RATIONALE = "learned change-set completion: probability"
 THRESHOLDS = (0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3)
 # A cap is a number of files, or "Σ": per task, the expected number of the fix's
 # files among the candidates (the sum of their probabilities), rounded up, within
@@ -63,7 +71,9 @@ def load(sets):
                 "set": name,
                 "id": t["id"],
                 "repo": t["repo"],
-                "package": [s["path"] for s in t["selected"]],
+                "package": [
+                    s["path"] for s in t["selected"] if not added_by_completion(s)
+                ],
                 "gold": gold,
                 "paths": [r[0] for r in rows],
                 "x": np.array([r[1] for r in rows], dtype=np.float32)
@@ -73,6 +83,24 @@ def load(sets):
         )
     tasks.sort(key=lambda t: (t["set"], t["id"]))
     return tasks, names
+
+
+def added_by_completion(selected):
+    """Whether the committed completion put this file in the package (its rationale
+    says so): the rule is simulated on the package without them, whatever model the
+    dump was made with."""
+    return any(COMPLETION_RATIONALE in r for r in selected.get("rationale", []))
+
+
+def drop(tasks, names, dropped):
+    """The tasks and names without the `dropped` features' columns."""
+    unknown = [d for d in dropped if d not in names]
+    if unknown:
+        sys.exit(f"no such feature: {', '.join(unknown)}")
+    keep = [i for i, n in enumerate(names) if n not in dropped]
+    for t in tasks:
+        t["x"] = t["x"][:, keep]
+    return tasks, [names[i] for i in keep]
 
 
 def labels(task):
@@ -189,8 +217,12 @@ def main():
     ap.add_argument("--eval", nargs="*", default=[], help="held-out NAME=FEATURES.jsonl")
     ap.add_argument("--out", help="where to write the model (JSON)")
     ap.add_argument("--report", help="where to write the tables (Markdown)")
+    ap.add_argument("--drop", default="", help="features left out, comma-separated")
     args = ap.parse_args()
-    train, names = load([s.split("=", 1) for s in args.train])
+    dropped = [d for d in args.drop.split(",") if d]
+    if dropped and args.out:
+        sys.exit("--drop writes no model: a model without those features does not fit")
+    train, names = drop(*load([s.split("=", 1) for s in args.train]), dropped)
     if not train:
         sys.exit("no task with features: run eval_tasks --features (discover)")
     print(f"{len(train)} training tasks, {sum(len(t['paths']) for t in train)} rows",
@@ -199,7 +231,7 @@ def main():
     final = fit(train)
     report.append(f"Gain importance (final model): {importance(final, names)}")
     if args.eval:
-        held, held_names = load([s.split("=", 1) for s in args.eval])
+        held, held_names = drop(*load([s.split("=", 1) for s in args.eval]), dropped)
         if held_names != names:
             sys.exit("the held-out sets' feature names differ from the training sets'")
         probability = {(t["set"], t["id"]): sigmoid(raw_scores(final, t["x"])) for t in held}
