@@ -12,6 +12,7 @@ mod judge;
 pub mod package;
 pub mod promote;
 mod scope;
+mod sweep;
 
 pub use scope::ScopeLimits;
 

@@ -30,4 +30,5 @@ mod scope;
 mod session;
 mod source;
 mod summaries;
+mod sweep;
 mod watch;
