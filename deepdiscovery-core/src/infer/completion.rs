@@ -22,12 +22,10 @@
 //! [`MIN_COMMITS`](super::changeset::MIN_COMMITS) commits takes the plain one.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use super::changeset::{Coupling, couplings};
-use super::sweep::Contracts;
 use crate::artifact::Role;
-use crate::facts::Facts;
 use crate::graph::{Relation, RelationFamily, RepoGraph};
 use crate::locate::features::FeatureTable;
 use crate::locate::{Location, Scorer};
@@ -112,15 +110,10 @@ pub const COMPLETION_FEATURES: [&str; COMPLETION_FEATURE_COUNT] = [
     "def_best",
     "past_change",
     "bridge",
-    // Sweeps of a shared contract ([`super::sweep`]).
-    "implements_context",
-    "implemented_by_context",
-    "sibling_impl",
-    "shared_symbol",
 ];
 
 /// How many features a completion row has.
-pub const COMPLETION_FEATURE_COUNT: usize = 39;
+pub const COMPLETION_FEATURE_COUNT: usize = 35;
 
 /// A candidate's row and what ties it to the context.
 #[derive(Debug, Clone)]
@@ -155,11 +148,6 @@ pub(super) struct Inputs<'a> {
     /// Whether implicit relations count as links (not under the `no_implicit`
     /// ablation: the completion sees the relations the expansion follows).
     pub implicit: bool,
-    /// The names the task mentions (its symbol cues).
-    pub symbols: &'a HashSet<&'a str>,
-    /// The facts of a file of the query's graph (`None` for any other file, so that
-    /// what a query reads does not depend on what earlier queries parsed).
-    pub facts: &'a dyn Fn(&str) -> Option<Arc<Facts>>,
 }
 
 /// The committed model, read once; `None` when it does not fit this build.
@@ -242,9 +230,8 @@ pub(super) fn candidates(inputs: &Inputs) -> Vec<Candidate> {
         .map(|(k, r)| (r.path.as_str(), k))
         .collect();
     let unranked = location.ranked.len();
-    let contracts = Contracts::new(inputs.graph, inputs.context, inputs.symbols, inputs.facts);
     let mut out = Vec::new();
-    for path in pool(inputs, &coupled, &contracts) {
+    for path in pool(inputs, &coupled) {
         let path = path.as_str();
         let Some((role, size)) = (inputs.artifact)(path) else {
             continue;
@@ -259,7 +246,6 @@ pub(super) fn candidates(inputs: &Inputs) -> Vec<Candidate> {
         let p = prob(path);
         let (new_terms, new_share) = new_terms(location.matched.get(path), &explained);
         let beyond = location.beyond_words.get(path).copied().unwrap_or_default();
-        let sweep = contracts.ties(path, (inputs.facts)(path).as_deref());
         let row = vec![
             p,
             p / top_prob.max(1e-6),
@@ -296,10 +282,6 @@ pub(super) fn candidates(inputs: &Inputs) -> Vec<Candidate> {
             beyond.definition,
             beyond.past_change,
             beyond.bridge,
-            sweep.implements_context,
-            sweep.implemented_by_context,
-            sweep.sibling,
-            sweep.shared_symbol,
         ];
         debug_assert_eq!(row.len(), COMPLETION_FEATURE_COUNT);
         let from = match (&linked, anchors.get(coupling.anchor)) {
@@ -320,9 +302,8 @@ pub(super) fn candidates(inputs: &Inputs) -> Vec<Candidate> {
 
 /// The paths considered, each once, in a fixed order: Location's best
 /// [`POOL`], then the files the history ties to the anchors (strongest first), then
-/// the graph neighbours of the best context files (by path), then the sweep of the
-/// context's contracts ([`Contracts::candidates`]).
-fn pool(inputs: &Inputs, coupled: &HashMap<&str, Coupling>, contracts: &Contracts) -> Vec<String> {
+/// the graph neighbours of the best context files (by path).
+fn pool(inputs: &Inputs, coupled: &HashMap<&str, Coupling>) -> Vec<String> {
     let mut seen: HashSet<String> = HashSet::new();
     let mut out: Vec<String> = Vec::new();
     let mut push = |path: &str, out: &mut Vec<String>| {
@@ -365,9 +346,6 @@ fn pool(inputs: &Inputs, coupled: &HashMap<&str, Coupling>, contracts: &Contract
     near.sort_unstable();
     near.dedup();
     for path in near.into_iter().take(MAX_NEIGHBOUR_CANDIDATES) {
-        push(path, &mut out);
-    }
-    for path in contracts.candidates(inputs.normalized) {
         push(path, &mut out);
     }
     out

@@ -12,7 +12,6 @@ mod judge;
 pub mod package;
 pub mod promote;
 mod scope;
-mod sweep;
 
 pub use scope::ScopeLimits;
 

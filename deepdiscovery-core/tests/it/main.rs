@@ -30,5 +30,4 @@ mod scope;
 mod session;
 mod source;
 mod summaries;
-mod sweep;
 mod watch;

@@ -314,11 +314,6 @@ fn order_context(o: &Ordering) -> (Vec<Scored>, Vec<Scored>, Vec<String>, Featur
     }
     let context: Vec<String> = ordered.iter().map(|(s, _)| s.path.clone()).collect();
     let artifact = |p: &str| o.artifacts.get(p).map(|a| (a.role, a.size));
-    // Only the graph's files: their facts are held whatever earlier queries parsed.
-    let facts = |p: &str| {
-        o.graph.node(p)?;
-        o.artifacts.get(p).and_then(|a| a.facts.clone())
-    };
     let inputs = completion::Inputs {
         location: o.location,
         context: &context,
@@ -327,8 +322,6 @@ fn order_context(o: &Ordering) -> (Vec<Scored>, Vec<Scored>, Vec<String>, Featur
         normalized: o.normalized,
         artifact: &artifact,
         implicit: o.config.ablation.follows(RelationFamily::Implicit),
-        symbols: &symbols,
-        facts: &facts,
     };
     let candidates = completion::candidates(&inputs);
     let rows = completion::table(&candidates);
