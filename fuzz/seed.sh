@@ -7,7 +7,8 @@ cd "$(dirname "$0")"
 fixtures=../tests/fixtures
 corpus=target/corpus
 mkdir -p "$corpus/config" "$corpus/code_facts" "$corpus/task" "$corpus/rule_specs" "$corpus/options_json" "$corpus/mcp" \
-    "$corpus/cache_entry" "$corpus/cache_tables" "$corpus/eval_scores" "$corpus/watch_listing" "$corpus/lexical_pass" "$corpus/history_log" "$corpus/bridge_model"
+    "$corpus/cache_entry" "$corpus/cache_tables" "$corpus/eval_scores" "$corpus/watch_listing" "$corpus/lexical_pass" "$corpus/history_log" "$corpus/bridge_model" \
+    "$corpus/package_svg"
 # Cache payloads are JSON documents (facts) or binary indexes; the tables' payloads
 # are records; eval scores a JSON array of task scores.
 printf '{}' > "$corpus/cache_entry/seed-empty"
@@ -24,6 +25,10 @@ printf '\017\377\003\001\036!%s\0371700000002\037A\037Fix b\037body\0\nM\0a.py\0
 # The built-in bridge model, as it is (odd first byte) and with its checksum rewritten.
 { printf '\001'; cat ../deepdiscovery-core/src/bridge/bridge.bin; } > "$corpus/bridge_model/seed-builtin"
 { printf '\000'; head -c 4096 ../deepdiscovery-core/src/bridge/bridge.bin; } > "$corpus/bridge_model/seed-head"
+# Packages to draw: files and relations, hostile paths, a file related to itself.
+printf '{"files":[{"path":"a.py","role":"source","anchor":true},{"path":"b/<x>.py","role":"test"}],"relations":[{"from":"b/<x>.py","to":"a.py","relation":"imports","confidence":0.5,"rationale":"r"},{"from":"a.py","to":"a.py","relation":"calls"}]}' \
+    > "$corpus/package_svg/seed-two"
+printf '{"files":3,"relations":[null,{"from":1}]}' > "$corpus/package_svg/seed-odd"
 # Change scripts of the watched listing: (operation, argument) byte pairs.
 printf '\000\001\003\003\004\017\005\002\010\001\377\000\011\002\006\001' > "$corpus/watch_listing/seed-rounds"
 n=0

@@ -160,6 +160,29 @@ uint32_t dd_schema_version(void);
 void dd_string_free(char *s);
 
 /**
+ * Draws a context package as a standalone SVG document: a box per file (anchors
+ * apart) and an arrow per relation among them, the same files and relations as the
+ * Mermaid diagram that ends `dd_discover_markdown`'s Markdown. Every text is escaped,
+ * at most 40 files and 40 relations are drawn (a note counts the rest), and the
+ * same JSON always gives the same bytes.
+ *
+ * `package_json` is the JSON `dd_discover` returned (or any JSON object with its
+ * `files` and `relations`; a missing field reads as empty). It is not JSON:
+ * `DD_STATUS_INVALID_JSON`.
+ *
+ * On success `*svg_out` is owned by the caller: free it with `dd_string_free`. On
+ * failure it is NULL and `*error_out` (if `error_out` is not NULL) is an owned
+ * message. Thread-safe; needs no session.
+ *
+ * # Safety
+ * `package_json` is NULL or a NUL-terminated string; `svg_out` and `error_out` are
+ * NULL or valid for a write of one pointer.
+ */
+dd_status dd_package_svg(const char *package_json,
+                         char **svg_out,
+                         char **error_out);
+
+/**
  * Opens a session on the repository at `root`.
  *
  * `root` is a NUL-terminated UTF-8 path to a directory. `config_json` is NULL (the

@@ -1,5 +1,6 @@
 //! The C ABI of deepdiscovery: an opaque session handle, `dd_discover` and
-//! `dd_locate` returning JSON, plug-in callbacks, and status codes. The header
+//! `dd_locate` returning JSON, `dd_package_svg` drawing a package, plug-in callbacks,
+//! and status codes. The header
 //! `include/deepdiscovery.h` is generated from this crate by cbindgen; see
 //! `include/README.md` for linking and the conventions in full.
 //!
@@ -16,12 +17,14 @@
 #![deny(missing_docs)]
 
 mod boundary;
+mod picture;
 mod plugins;
 mod session;
 mod status;
 
 use std::ffi::c_char;
 
+pub use picture::dd_package_svg;
 pub use plugins::{DdEmbedFn, DdLlmCompleteFn};
 pub use session::{
     DdSession, dd_discover, dd_discover_markdown, dd_locate, dd_session_free, dd_session_open,

@@ -288,6 +288,16 @@ fn schema_version() -> u32 {
     deepdiscovery_core::infer::SCHEMA_VERSION
 }
 
+/// The package's JSON (the shared schema, or any part of it with `files` and
+/// `relations`) drawn as an SVG by the core's renderer.
+#[pyfunction]
+fn package_svg(py: Python<'_>, package_json: &str) -> PyResult<String> {
+    let value: serde_json::Value = serde_json::from_str(package_json).map_err(|e| {
+        pyo3::exceptions::PyValueError::new_err(format!("the package is not JSON: {e}"))
+    })?;
+    Ok(py.detach(|| deepdiscovery_core::infer::picture::svg(&value)))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySession>()?;
@@ -297,5 +307,22 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(metrics_json, m)?)?;
     m.add_function(wrap_pyfunction!(cache_info, m)?)?;
     m.add_function(wrap_pyfunction!(cache_clear, m)?)?;
+    m.add_function(wrap_pyfunction!(package_svg, m)?)?;
+    m.add(
+        "PICTURE_MAX_FILES",
+        deepdiscovery_core::infer::picture::MAX_FILES,
+    )?;
+    m.add(
+        "PICTURE_MAX_RELATIONS",
+        deepdiscovery_core::infer::picture::MAX_RELATIONS,
+    )?;
+    m.add(
+        "PICTURE_ANCHOR_FILL",
+        deepdiscovery_core::infer::picture::ANCHOR_FILL,
+    )?;
+    m.add(
+        "PICTURE_FILE_FILL",
+        deepdiscovery_core::infer::picture::FILE_FILL,
+    )?;
     Ok(())
 }

@@ -3,10 +3,15 @@
 from typing import Any, Callable, Dict, List, Optional, Tuple, final
 
 __all__ = [
+    "PICTURE_ANCHOR_FILL",
+    "PICTURE_FILE_FILL",
+    "PICTURE_MAX_FILES",
+    "PICTURE_MAX_RELATIONS",
     "Session",
     "cache_clear",
     "cache_info",
     "metrics_json",
+    "package_svg",
     "schema_version",
     "score_task_json",
     "version",
@@ -36,3 +41,9 @@ def score_task_json(
 def metrics_json(scores_json: str, cutoffs: List[int]) -> str: ...
 def cache_info(cache_dir: Optional[str] = None) -> str: ...
 def cache_clear(cache_dir: Optional[str] = None) -> int: ...
+def package_svg(package_json: str) -> str: ...
+
+PICTURE_MAX_FILES: int
+PICTURE_MAX_RELATIONS: int
+PICTURE_ANCHOR_FILL: str
+PICTURE_FILE_FILL: str

@@ -98,6 +98,17 @@ static void test_main_flow(const char *repo) {
 
   package = discover(session, NULL);
   CHECK(jm_get(package, "schema_version") != NULL);
+
+  /* The package drawn by the core: the same bytes every time, the best file in it. */
+  char *svg = NULL, *again = NULL;
+  CHECK(dd_package_svg(package, &svg, &error) == DD_STATUS_OK && error == NULL);
+  CHECK(dd_package_svg(package, &again, &error) == DD_STATUS_OK);
+  CHECK(svg != NULL && again != NULL && strcmp(svg, again) == 0);
+  const char *svg_start = "<svg xmlns=\"http://www.w3.org/2000/svg\" ";
+  CHECK(svg != NULL && strncmp(svg, svg_start, strlen(svg_start)) == 0);
+  CHECK(svg != NULL && strstr(svg, EXPECTED_FIRST) != NULL && strstr(svg, "</svg>\n") != NULL);
+  dd_string_free(svg);
+  dd_string_free(again);
   CHECK(strtoul(jm_get(package, "schema_version"), NULL, 10) == dd_schema_version());
   printf("  ranked files:\n");
   for (file = jm_first(jm_get(package, "ranked_files")); file; file = jm_next(file)) {
@@ -143,6 +154,20 @@ static void test_errors(const char *repo, const char *a_file) {
 
   status = dd_session_open(NULL, NULL, &session, &error);
   check_failure("open NULL", status, DD_STATUS_NULL_ARGUMENT, NULL, error, "root is NULL");
+
+  status = dd_package_svg("{\"files\": [", &out, &error);
+  check_failure("draw a package that is no JSON", status, DD_STATUS_INVALID_JSON, out, error,
+                "package_json is not JSON");
+  out = NULL;
+  status = dd_package_svg(NULL, &out, &error);
+  check_failure("draw NULL", status, DD_STATUS_NULL_ARGUMENT, out, error, "package_json");
+  out = NULL;
+  /* A hostile path is escaped: no markup of it reaches the SVG. */
+  CHECK(dd_package_svg("{\"files\": [{\"path\": \"<script>x</script>\", \"anchor\": true}]}", &out,
+                       &error) == DD_STATUS_OK);
+  CHECK(out != NULL && strstr(out, "<script") == NULL && strstr(out, "&lt;script&gt;") != NULL);
+  dd_string_free(out);
+  out = NULL;
 
   status = dd_session_open(repo, NULL, NULL, &error);
   check_failure("open without out", status, DD_STATUS_NULL_ARGUMENT, NULL, error, "out is NULL");

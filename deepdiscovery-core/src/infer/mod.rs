@@ -10,6 +10,7 @@ mod construct;
 pub mod expand;
 mod judge;
 pub mod package;
+pub mod picture;
 pub mod promote;
 mod scope;
 

@@ -288,27 +288,25 @@ impl ContextPackage {
     }
 
     /// The files of the package (anchors drawn apart) and the relations among them as
-    /// a Mermaid flowchart, best file first. Labels are escaped (no quote, backtick,
-    /// angle bracket or line break of a path reaches the diagram's syntax); at most
-    /// 40 relations, each once.
+    /// a Mermaid flowchart, best file first: the same files and relations as the SVG
+    /// ([`super::picture::Drawing`]). Labels are escaped (no quote, backtick, angle
+    /// bracket or line break of a path reaches the diagram's syntax).
     pub fn to_mermaid(&self) -> String {
+        let drawing = super::picture::Drawing::of(self);
         let mut out = String::from("flowchart LR\n");
-        let mut id: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-        for (k, file) in self.files.iter().enumerate() {
-            id.insert(file.path.as_str(), k + 1);
+        for (k, file) in drawing.files.iter().enumerate() {
             let label = mermaid_label(&format!("{}\n{}", file.path, file.role));
             out.push_str(&format!("  f{}[\"{label}\"]\n", k + 1));
         }
-        let mut drawn = std::collections::HashSet::new();
-        for r in &self.relations {
-            let (Some(&a), Some(&b)) = (id.get(r.from.as_str()), id.get(r.to.as_str())) else {
-                continue;
-            };
-            if drawn.len() < MAX_RENDERED_RELATIONS && drawn.insert((a, b, r.relation)) {
-                out.push_str(&format!("  f{a} -->|{}| f{b}\n", r.relation.name()));
-            }
+        for r in &drawing.relations {
+            out.push_str(&format!(
+                "  f{} -->|{}| f{}\n",
+                r.from + 1,
+                r.kind,
+                r.to + 1
+            ));
         }
-        let anchors: Vec<String> = self
+        let anchors: Vec<String> = drawing
             .files
             .iter()
             .enumerate()
@@ -320,6 +318,12 @@ impl ContextPackage {
             out.push_str(&format!("  class {} anchor\n", anchors.join(",")));
         }
         out
+    }
+
+    /// The package as a standalone SVG picture of its files and the relations among
+    /// them (see [`super::picture`]): what the Python binding shows in a notebook.
+    pub fn to_svg(&self) -> String {
+        super::picture::svg(&serde_json::to_value(self).unwrap_or_default())
     }
 
     /// Everything before the files: task, environment, anchors, repository view.

@@ -30,6 +30,7 @@ fn every_status_and_export_is_in_the_header() {
         "dd_discover(",
         "dd_discover_markdown(",
         "dd_locate(",
+        "dd_package_svg(",
         "dd_status_str(",
     ] {
         assert!(
