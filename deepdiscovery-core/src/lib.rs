@@ -90,6 +90,7 @@ mod error;
 pub mod eval;
 pub mod facts;
 pub mod graph;
+mod hashing;
 pub mod infer;
 pub mod locate;
 pub mod options;
@@ -100,6 +101,7 @@ mod session;
 pub mod source;
 mod sync;
 pub mod task;
+mod term_store;
 mod text;
 mod trees;
 

@@ -82,7 +82,6 @@ impl FileIndex {
 
 impl<'a> IndexView<'a> {
     /// The view of an index held in memory.
-    #[cfg(test)]
     pub fn of(index: &'a FileIndex) -> IndexView<'a> {
         IndexView {
             defs_len: index.defs_len,
@@ -94,6 +93,17 @@ impl<'a> IndexView<'a> {
                 .collect(),
             defs: index.defs.iter().map(|(d, t)| (d.as_str(), *t)).collect(),
             idents: index.idents.iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// The index as a session's term store takes it.
+    pub fn table(&self) -> crate::term_store::TableInput<'_> {
+        crate::term_store::TableInput {
+            defs_len: self.defs_len,
+            body_len: self.body_len,
+            tokens: &self.tokens,
+            defs: &self.defs,
+            idents: &self.idents,
         }
     }
 

@@ -18,73 +18,13 @@ use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
+use crate::hashing::ContentMap;
+use crate::hashing::word_hash_bytes;
+pub use crate::hashing::{WordMap, word_hash};
+
 use super::index_codec::IndexView;
 use super::tokens::{Token, is_identifier, tokenize_into, tokenize_word, word_runs};
 pub(crate) use super::tokens::{tokenize, words};
-
-/// A fast hash for the short words of the pass (the FxHash of rustc: one multiply
-/// per 8 bytes). Not DoS-resistant, which the pass does not need: its keys are the
-/// task's terms, looked up with the repository's words.
-#[derive(Default, Clone, Copy)]
-pub struct WordHasher(u64);
-
-impl std::hash::Hasher for WordHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(SEED);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(SEED);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// A map keyed by words, with [`WordHasher`].
-pub type WordMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<WordHasher>>;
-
-/// [`WordHasher`] started from a random state of the process and finished with a
-/// mix (MurmurHash3's): for maps whose keys are a file's own words, which a hostile
-/// repository chooses. With a fixed, unmixed hash, words crafted to share their low
-/// bits would all land in one probe sequence and make indexing the file quadratic;
-/// here which words collide depends on a state the file cannot know. Only for maps
-/// whose iteration order never reaches an answer (they are sorted after).
-#[derive(Clone, Copy)]
-pub struct KeyedWordHasher(WordHasher);
-
-impl Default for KeyedWordHasher {
-    fn default() -> Self {
-        static STATE: std::sync::LazyLock<u64> = std::sync::LazyLock::new(|| {
-            use std::hash::BuildHasher;
-            std::collections::hash_map::RandomState::new().hash_one(0x5eed_u64)
-        });
-        KeyedWordHasher(WordHasher(*STATE))
-    }
-}
-
-impl std::hash::Hasher for KeyedWordHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        self.0.write(bytes);
-    }
-
-    fn finish(&self) -> u64 {
-        let mut h = self.0.finish();
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        h ^ (h >> 33)
-    }
-}
-
-/// A map keyed by a file's words, with [`KeyedWordHasher`].
-type ContentMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<KeyedWordHasher>>;
 
 /// Fields of a file's lexical view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -347,7 +287,7 @@ impl TermCounts {
     }
 
     /// Term `t`'s counts, to be written (zeros when new).
-    fn entry(&mut self, t: u32) -> &mut [u16; FIELDS] {
+    pub(super) fn entry(&mut self, t: u32) -> &mut [u16; FIELDS] {
         let k = match self.0.binary_search_by_key(&t, |(term, _)| *term) {
             Ok(k) => k,
             Err(k) => {
@@ -414,11 +354,11 @@ pub fn scan(
 /// The per-file part of the pass, prepared once per query: what one file's text
 /// gives depends on the query and that text alone (so it can be kept per file).
 pub struct Scanner<'q> {
-    term_index: WordMap<&'q [u8], u32>,
-    symbol_index: WordMap<&'q [u8], u32>,
-    phrases: Option<AhoCorasick>,
+    pub(super) term_index: WordMap<&'q [u8], u32>,
+    pub(super) symbol_index: WordMap<&'q [u8], u32>,
+    pub(super) phrases: Option<AhoCorasick>,
     /// Per phrase, the identifiers it holds whole (see [`whole_identifiers`]).
-    phrase_identifiers: Vec<Vec<&'q str>>,
+    pub(super) phrase_identifiers: Vec<Vec<&'q str>>,
 }
 
 impl<'q> Scanner<'q> {
@@ -601,12 +541,12 @@ impl FileIndex {
 
 /// The part of a file's text the pass reads: its first [`MAX_BODY_BYTES`], cut at a
 /// character boundary.
-fn body_of(text: &str) -> &str {
+pub(super) fn body_of(text: &str) -> &str {
     crate::text::prefix(text, MAX_BODY_BYTES)
 }
 
 /// Counts the tokens of the file name (without extension) and of its directories.
-fn count_path(
+pub(super) fn count_path(
     path: &str,
     filter: &TermFilter,
     term_index: &WordMap<&[u8], u32>,
@@ -642,7 +582,7 @@ fn count_token(
     }
 }
 
-fn find_phrases(matcher: &AhoCorasick, body: &str) -> Vec<u32> {
+pub(super) fn find_phrases(matcher: &AhoCorasick, body: &str) -> Vec<u32> {
     let found: HashSet<u32> = matcher
         .find_overlapping_iter(body)
         .map(|m| m.pattern().as_u32())
@@ -757,27 +697,13 @@ fn scan_one(
     stats
 }
 
-/// The 32-bit hash of an identifier kept in [`FileStats::words`].
-pub fn word_hash(word: &str) -> u32 {
-    word_hash_bytes(word.as_bytes())
-}
-
-/// [`word_hash`] of a word's bytes.
-fn word_hash_bytes(word: &[u8]) -> u32 {
-    use std::hash::Hasher;
-    let mut hasher = WordHasher::default();
-    hasher.write(word);
-    let h = hasher.finish();
-    (h ^ (h >> 32)) as u32
-}
-
 /// A cheap pre-check before the hash lookup of a token among the query terms: the
 /// (first byte, length) pairs of the terms. Most tokens of a file are no query term
 /// and fail here.
-struct TermFilter([u64; 256]);
+pub(super) struct TermFilter([u64; 256]);
 
 impl TermFilter {
-    fn new<'a>(terms: impl Iterator<Item = &'a &'a [u8]>) -> Self {
+    pub(super) fn new<'a>(terms: impl Iterator<Item = &'a &'a [u8]>) -> Self {
         let mut table = [0u64; 256];
         for term in terms {
             if let Some(&first) = term.first() {
@@ -938,6 +864,8 @@ impl LexicalView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hashing::{KeyedWordHasher, WordHasher};
+    use crate::term_store::TermStore;
 
     /// Inputs crafted to share the fixed word hash (a second chunk chosen to undo
     /// the first's difference) do not share the keyed one: a file cannot aim its
@@ -1019,19 +947,40 @@ mod tests {
             Query::new("user settings yaml config", Vec::new(), Vec::new()),
             Query::new("tail_only many", vec!["tail_only".into()], Vec::new()),
         ];
+        // One term store for every query: a later query reads the tables an earlier
+        // one kept, with the ids they were given then.
+        let store = TermStore::new(1 << 30);
+        let mut kept = 0;
         for query in &queries {
             let scanner = Scanner::new(query);
-            for (path, text) in &all {
+            let table_query = scanner.table_query(&store).unwrap();
+            for (k, (path, text)) in all.iter().enumerate() {
                 let direct = scanner.scan_file(path, text);
                 let index = FileIndex::of(text);
-                let indexed = scanner.scan_indexed(path, &IndexView::of(&index), text);
+                let view = IndexView::of(&index);
+                let indexed = scanner.scan_indexed(path, &view, text);
                 assert_eq!(indexed, direct, "{path}");
                 // As the on-disk cache keeps it.
                 let bytes = index.encode();
                 let read = IndexView::decode(&bytes).unwrap();
                 assert_eq!(scanner.scan_indexed(path, &read, text), direct, "{path}");
+                // As the term store keeps it.
+                let table = store
+                    .get(k as u128)
+                    .or_else(|| store.insert(k as u128, view.table()));
+                if let Some(table) = table {
+                    kept += 1;
+                    let from_table = scanner.scan_table(path, &table_query, &table, text);
+                    assert_eq!(from_table.as_ref(), Some(&direct), "{path}");
+                    assert_eq!(
+                        scanner.table_may_find_phrases(&table_query, &table),
+                        scanner.may_find_phrases(&view),
+                        "{path}"
+                    );
+                }
             }
         }
+        assert_eq!(kept, 3 * all.len());
     }
 
     fn toks(text: &str) -> Vec<String> {
@@ -1148,5 +1097,32 @@ mod tests {
         assert_eq!(view.files[0].defines_top, [0]);
         assert_eq!(view.files[1].defines, [0]);
         assert_eq!(view.files[1].defines_top, Vec::<u32>::new());
+    }
+
+    proptest::proptest! {
+        /// Any text gives the same statistics from its term table as from its
+        /// text, with words the query shares with it or not.
+        #[test]
+        fn a_term_table_scans_as_the_text_does(
+            text in "(?s)(def |class |[a-zA-Z_]{1,9}|[ .()\n\t]|é){0,80}",
+            words in proptest::collection::vec("[a-zA-Z_]{1,6}", 0..6),
+        ) {
+            let store = TermStore::new(1 << 24);
+            let phrase = words.join(" ");
+            let query = Query::new(&words.join(" "), words.clone(), vec![phrase]);
+            let scanner = Scanner::new(&query);
+            let table_query = scanner.table_query(&store).unwrap();
+            let index = FileIndex::of(&text);
+            let view = IndexView::of(&index);
+            let table = store.insert(1, view.table()).unwrap();
+            proptest::prop_assert_eq!(
+                scanner.scan_table("src/a.py", &table_query, &table, &text),
+                Some(scanner.scan_file("src/a.py", &text))
+            );
+            proptest::prop_assert_eq!(
+                scanner.table_may_find_phrases(&table_query, &table),
+                scanner.may_find_phrases(&view)
+            );
+        }
     }
 }

@@ -22,6 +22,7 @@ mod ranker;
 mod report;
 mod score;
 mod stage;
+mod table_scan;
 pub mod task_type;
 mod template;
 mod tokens;

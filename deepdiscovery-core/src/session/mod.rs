@@ -161,6 +161,8 @@ pub struct Session {
     disk: Option<Arc<DiskCache>>,
     /// Small files' cached values, by kind (see [`crate::cache`]'s packs).
     packs: std::sync::RwLock<HashMap<&'static str, passes::Pack>>,
+    /// The files' term tables kept between queries (the lexical pass's warm path).
+    terms: crate::term_store::TermStore,
     state: Mutex<State>,
 }
 
@@ -195,6 +197,7 @@ impl Session {
             embeddings: crate::plugins::EmbeddingCache::default(),
             disk: None,
             packs: std::sync::RwLock::default(),
+            terms: crate::term_store::TermStore::new(crate::term_store::DEFAULT_BUDGET_BYTES),
             state: Mutex::new(State::default()),
         }
     }
@@ -289,6 +292,34 @@ impl Session {
     pub fn with_disk_cache(mut self, cache: Arc<DiskCache>) -> Session {
         self.disk = Some(cache);
         self
+    }
+
+    /// How much memory the session may keep of its files' terms between queries
+    /// (default 256 MiB; 0 keeps none). A new query counts its words in a kept table
+    /// instead of reading and tokenizing the file again; answers are the same with
+    /// any amount, only the time of a new query changes.
+    pub fn with_term_memory(mut self, bytes: usize) -> Session {
+        self.terms = crate::term_store::TermStore::new(bytes);
+        self
+    }
+
+    /// The files' term tables kept between queries.
+    pub(crate) fn term_store(&self) -> &crate::term_store::TermStore {
+        &self.terms
+    }
+
+    /// Before a lexical pass: when the term store is three-quarters full, drops the
+    /// tables of contents no listed file has now (edited or deleted since).
+    pub(crate) fn maintain_terms(&self) {
+        if self.terms.bytes() <= self.terms.budget() / 4 * 3 {
+            return;
+        }
+        let current: std::collections::HashSet<u128> = crate::sync::lock(&self.state)
+            .slots
+            .values()
+            .filter_map(|slot| slot.known.as_ref().map(|k| k.hash))
+            .collect();
+        self.terms.maintain(|hash| current.contains(&hash));
     }
 
     /// The bounds its history is read with.

@@ -512,9 +512,40 @@ fn a_repeated_query_reads_only_what_it_cannot_reuse() {
         BILLING.len()
     );
     assert!(warm.contains_key("billing/fees.py"), "{warm:?}");
-    // Another task looks at every file again.
+    // Another task looks at every file again, and keeps its words in term tables
+    // (from a session's second lexical pass on). Tables are by content: of files
+    // with the same bytes, one read may serve all.
     discover(&session, PRICING_TASK, &config);
-    assert_eq!(take(&reads).len(), BILLING.len());
+    let contents: std::collections::HashSet<&str> = BILLING.iter().map(|f| f.1).collect();
+    let second = take(&reads).len();
+    assert!(
+        (contents.len()..=BILLING.len()).contains(&second),
+        "{second} reads"
+    );
+    // A third task counts its words in those tables: the lexical pass reads no file
+    // again, only the stages after it read some.
+    let third = format!("{PRICING_TASK} after the last release");
+    let with_tables = discover(&session, &third, &config);
+    let third_reads = take(&reads);
+    assert!(
+        third_reads.len() * 2 < BILLING.len(),
+        "a third task re-reads {} of {} files: {third_reads:?}",
+        third_reads.len(),
+        BILLING.len()
+    );
+    // Without term memory it reads every file again, and answers the same.
+    let plain_reads = Reads::default();
+    let plain = Session::new(CountingSource {
+        inner: MemorySource::from_files(BILLING.iter().copied()).unwrap(),
+        reads: plain_reads.clone(),
+    })
+    .with_term_memory(0);
+    discover(&plain, LATE_FEE_TASK, &config);
+    discover(&plain, PRICING_TASK, &config);
+    take(&plain_reads);
+    let without = discover(&plain, &third, &config);
+    assert_eq!(take(&plain_reads).len(), BILLING.len());
+    assert_eq!(stable_json(&with_tables), stable_json(&without));
 }
 
 #[test]
@@ -548,4 +579,32 @@ fn beyond_max_files_the_lexical_pass_reads_the_best_matching_paths_only() {
     let package = discover(&session, PRICING_TASK, &config);
     assert_eq!(package.budget.files_read, listed);
     assert!(!package.notes.iter().any(|n| n.contains("max_files")));
+}
+
+#[test]
+fn term_memory_of_any_size_gives_the_same_answers() {
+    let config = DiscoverConfig::default();
+    let tasks = [
+        LATE_FEE_TASK.to_string(),
+        PRICING_TASK.to_string(),
+        format!("{PRICING_TASK} in the monthly report"),
+        format!("{LATE_FEE_TASK} when the ledger is empty"),
+        "sms reminders are sent twice".to_string(),
+    ];
+    let answers = |bytes: usize| -> Vec<serde_json::Value> {
+        let session = Session::new(MemorySource::from_files(BILLING.iter().copied()).unwrap())
+            .with_term_memory(bytes);
+        tasks
+            .iter()
+            .map(|task| stable_json(&discover(&session, task, &config)))
+            .collect()
+    };
+    let none = answers(0);
+    // Full at once, full and emptied again by maintenance, and the default.
+    for bytes in [2 << 10, 24 << 10, 256 << 20] {
+        let with = answers(bytes);
+        for (k, (a, b)) in none.iter().zip(&with).enumerate() {
+            assert_eq!(a, b, "task {k} with {bytes} bytes of term memory");
+        }
+    }
 }

@@ -33,6 +33,7 @@ use crate::resolve::{file_name, parent_dir};
 use crate::session::{ArtifactInfo, Session};
 use crate::source::Content;
 use crate::task::Task;
+use crate::term_store::FileTerms;
 
 mod cue_evidence;
 mod lending;
@@ -674,43 +675,81 @@ fn lexical_pass(
     paths: &[&str],
     config: &LocateConfig,
 ) -> (Vec<Arc<lexical::FileStats>>, usize) {
-    // With an on-disk cache, the file's query-independent index comes from it (no
-    // tokenizing), and the query's statistics from the index: the same statistics.
-    // The file is read only when the index is not cached, or when one of the task's
-    // phrases may occur in it (the index has every identifier the phrase holds). A
-    // file whose index would outgrow it (base64 in a notebook) is scanned directly.
+    // A file's query-independent index is kept between queries as a table of ids
+    // in the session's term store: a new query counts its terms from the table
+    // without reading the file. Else the index comes from the on-disk cache (no
+    // tokenizing), or is computed, and is kept as a table for the next query. The
+    // statistics are the same every way. The file is read for the phrases only when
+    // one may occur in it (the index has every identifier the phrase holds). A file
+    // whose index would outgrow it (base64 in a notebook) is scanned directly.
+    // Term tables pay where there is no on-disk cache (its indexes already spare the
+    // tokenizing, at about the tables' speed), and from the session's second pass on:
+    // building them costs a first query as much again, which a session that answers
+    // one question should not pay.
+    let store = session.term_store();
+    let table_query = if session.disk_cache().is_none() && store.armed() {
+        session.maintain_terms();
+        scanner.table_query(store)
+    } else {
+        None
+    };
+    let text_if = |needed: bool, content: &Content<'_>| {
+        if needed {
+            String::from_utf8_lossy(content.bytes()).into_owned()
+        } else {
+            String::new()
+        }
+    };
+    let from_table = |path: &str, content: &Content<'_>, table: &FileTerms| {
+        let query = table_query.as_ref()?;
+        let text = text_if(scanner.table_may_find_phrases(query, table), content);
+        scanner.scan_table(path, query, table, &text)
+    };
     let scan = |path: &str, content: &Content<'_>| {
+        if table_query.is_some()
+            && let Some(table) = store.get(content.hash())
+            && let Some(stats) = from_table(path, content, &table)
+        {
+            return Arc::new(stats);
+        }
         let index_of =
             |bytes: &[u8]| lexical::FileIndex::of(&String::from_utf8_lossy(bytes)).encode();
-        let stored = session
-            .disk_cache()
-            .and_then(|_| session.through_disk(LEXICAL_INDEX, content, index_of));
-        Arc::new(if let Some(stored) = stored {
-            let computed;
-            let index = match IndexView::decode(&stored) {
+        let (computed, stored);
+        let index = if session.disk_cache().is_some() {
+            let Some(bytes) = session.through_disk(LEXICAL_INDEX, content, index_of) else {
+                let text = String::from_utf8_lossy(content.bytes());
+                return Arc::new(scanner.scan_file(path, &text));
+            };
+            stored = bytes;
+            match IndexView::decode(&stored) {
                 Some(index) => index,
                 // A valid entry whose payload is no index: computed again.
                 None => {
-                    computed = index_of(content.bytes());
-                    IndexView::decode(&computed).unwrap_or_default()
+                    computed = lexical::FileIndex::of(&String::from_utf8_lossy(content.bytes()));
+                    IndexView::of(&computed)
                 }
-            };
-            let text = if scanner.may_find_phrases(&index) {
-                String::from_utf8_lossy(content.bytes())
-            } else {
-                std::borrow::Cow::Borrowed("")
-            };
-            scanner.scan_indexed(path, &index, &text)
+            }
+        } else if table_query.is_some() {
+            computed = lexical::FileIndex::of(&String::from_utf8_lossy(content.bytes()));
+            IndexView::of(&computed)
         } else {
-            scanner.scan_file(path, &String::from_utf8_lossy(content.bytes()))
-        })
+            let text = String::from_utf8_lossy(content.bytes());
+            return Arc::new(scanner.scan_file(path, &text));
+        };
+        if table_query.is_some()
+            && let Some(table) = store.insert(content.hash(), index.table())
+            && let Some(stats) = from_table(path, content, &table)
+        {
+            return Arc::new(stats);
+        }
+        let text = text_if(scanner.may_find_phrases(&index), content);
+        Arc::new(scanner.scan_indexed(path, &index, &text))
     };
     let limit = config.budget.max_files;
     if paths.len() <= limit {
-        return (
-            session.scan_files(LEXICAL_PASS, query.fingerprint(), paths, &scan),
-            0,
-        );
+        let stats = session.scan_files(LEXICAL_PASS, query.fingerprint(), paths, &scan);
+        store.arm();
+        return (stats, 0);
     }
     let mut stats: Vec<Arc<lexical::FileStats>> = paths
         .iter()
@@ -726,6 +765,7 @@ fn lexical_pass(
     order.sort_unstable();
     let chosen: Vec<&str> = order.iter().map(|&i| paths[i]).collect();
     let read = session.scan_files(LEXICAL_PASS, query.fingerprint(), &chosen, &scan);
+    store.arm();
     for (i, s) in order.into_iter().zip(read) {
         stats[i] = s;
     }
