@@ -3,7 +3,9 @@
 - no import cycle among the crate's top-level modules (a cycle inside one module folder
   is allowed): a module is `src/NAME.rs` or `src/NAME/`, and it depends on another when
   its code (comments and test modules left out) names `crate::OTHER`;
-- no source file over 1,000 lines before its unit tests (generated code aside).
+- no source file over 1,000 lines before its unit tests (generated code aside);
+- no function over 120 lines before the unit tests: a stage reads as its phases,
+  each a named function with its inputs and outputs (issue 36).
 
 Exits 1 and says what is wrong otherwise.
 """
@@ -15,6 +17,8 @@ import sys
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "deepdiscovery-core", "src")
 MAX_LINES = 1000
+MAX_FUNCTION_LINES = 120
+FN = re.compile(r"^(\s*)(pub(\([a-z]+\))? )?(const )?(async )?(unsafe )?fn (\w+)")
 
 
 def code_of(path):
@@ -49,6 +53,11 @@ def main():
             lines = code_of(path)
             if len(lines) > MAX_LINES:
                 problems.append(f"{os.path.relpath(path, ROOT)}: {len(lines)} lines before its tests")
+            for name, length in long_functions(lines):
+                problems.append(
+                    f"{os.path.relpath(path, ROOT)}: fn {name} is {length} lines "
+                    f"(at most {MAX_FUNCTION_LINES})"
+                )
             text = "".join(lines)
             named = re.findall(r"crate::([a-z_]+)", text)
             for group in re.findall(r"crate::\{([^}]*)\}", text):
@@ -60,7 +69,38 @@ def main():
         print(problem)
     if problems:
         sys.exit(1)
-    print(f"structure: {len(modules)} modules, no import cycle, no file over {MAX_LINES} lines")
+    print(
+        f"structure: {len(modules)} modules, no import cycle, no file over {MAX_LINES} lines, "
+        f"no function over {MAX_FUNCTION_LINES}"
+    )
+
+
+def long_functions(lines):
+    """(name, lines) of each function longer than MAX_FUNCTION_LINES: from its `fn`
+    line to the closing brace at the same indentation (as rustfmt writes it). A
+    declaration without a body, or a body on one line, is one line."""
+    out = []
+    for i, line in enumerate(lines):
+        m = FN.match(line)
+        if not m:
+            continue
+        indent = m.group(1)
+        end = i
+        stripped = line.rstrip()
+        if not (stripped.endswith(";") or (stripped.endswith("}") and "{" in stripped)):
+            for j in range(i + 1, len(lines)):
+                if lines[j].rstrip() == indent + "}" or (
+                    lines[j].startswith(indent + "}") and len(lines[j].strip()) <= 2
+                ):
+                    end = j
+                    break
+                if FN.match(lines[j]) and len(FN.match(lines[j]).group(1)) <= len(indent):
+                    # A declaration without a body (a trait's): the next item begins.
+                    end = i
+                    break
+        if end - i + 1 > MAX_FUNCTION_LINES:
+            out.append((m.group(7), end - i + 1))
+    return out
 
 
 def cycles(modules, deps):

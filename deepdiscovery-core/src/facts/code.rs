@@ -29,6 +29,7 @@ use std::ops::ControlFlow;
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, ParseOptions, Parser, QueryCursor, QueryCursorOptions};
 
+use super::Grammar;
 use super::config::classify_value;
 use super::sites::{SiteCaptures, Sites};
 #[cfg(doc)]
@@ -93,31 +94,7 @@ pub fn extract(language: Language, path: &str, text: &str) -> Facts {
             return facts;
         }
     };
-    let tree = PARSER.with(|parser| {
-        let mut parser = parser.borrow_mut();
-        parser.set_language(&grammar.language).ok()?;
-        let bytes = text.as_bytes();
-        let mut reports = budget(bytes.len(), PARSE_BUDGET);
-        let mut progress = |_: &tree_sitter::ParseState| {
-            reports = reports.saturating_sub(1);
-            if reports == 0 {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        };
-        let tree = parser.parse_with_options(
-            &mut |at, _| bytes.get(at..).unwrap_or_default(),
-            None,
-            Some(ParseOptions::new().progress_callback(&mut progress)),
-        );
-        if tree.is_none() {
-            // A halted parse would resume on the parser's next call.
-            parser.reset();
-        }
-        tree
-    });
-    let Some(tree) = tree else {
+    let Some(tree) = parse(grammar, text) else {
         facts.limited = Some(format!(
             "the {language} parser ran out of its work budget: known by metadata only"
         ));
@@ -131,163 +108,23 @@ pub fn extract(language: Language, path: &str, text: &str) -> Facts {
             .push(format!("syntax error near line {line} (recovered)"));
     }
     let bytes = text.as_bytes();
-    let names = grammar.query.capture_names();
-
-    let mut defs: Vec<RawDef> = Vec::new();
-    // Borrowed from the text: only the references kept become strings.
-    let mut occurrences: Vec<Occurrence<'_>> = Vec::new();
-    let mut seen_keys: HashSet<(String, super::KeyKind)> = HashSet::new();
-    let mut sites = Sites::default();
-    let mut cursor = QueryCursor::new();
-    let mut reports = budget(bytes.len(), QUERY_BUDGET);
-    let mut halted = false;
-    let mut progress = |_: &tree_sitter::QueryCursorState| {
-        reports = reports.saturating_sub(1);
-        if reports == 0 {
-            halted = true;
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
+    let mut collector = Collector {
+        language,
+        text,
+        facts,
+        defs: Vec::new(),
+        occurrences: Vec::new(),
+        seen_keys: HashSet::new(),
+        sites: Sites::default(),
     };
-    let mut matches = cursor.matches_with_options(
-        &grammar.query,
-        root,
-        bytes,
-        QueryCursorOptions::new().progress_callback(&mut progress),
-    );
-    while let Some(m) = matches.next() {
-        let mut name_node: Option<Node> = None;
-        let mut def: Option<(DefKind, Node)> = None;
-        let mut reference: Option<(RefKind, Node)> = None;
-        let mut import_node: Option<Node> = None;
-        let mut targets: Vec<(Node, bool)> = Vec::new();
-        let mut import_names: Vec<String> = Vec::new();
-        let mut child: Option<Node> = None;
-        let mut parents: Vec<(Node, SuperKind)> = Vec::new();
-        let mut site = SiteCaptures::default();
-        for capture in m.captures() {
-            let node = capture.node;
-            let capture_name = names[capture.index as usize];
-            if site.take(capture_name, node) {
-                continue;
-            }
-            match capture_name {
-                "name" => name_node = Some(node),
-                "import" => import_node = Some(node),
-                "import.target" => targets.push((node, false)),
-                "import.system" => targets.push((node, true)),
-                "import.name" => import_names.push(node_text(node, bytes).to_string()),
-                "supertype.child" => child = Some(node),
-                "supertype.extends" => parents.push((node, SuperKind::Extends)),
-                "supertype.implements" => parents.push((node, SuperKind::Implements)),
-                "package" => {
-                    if facts.package.is_none() {
-                        facts.package = Some(clean_path(node_text(node, bytes)));
-                    }
-                }
-                "string" => {
-                    if facts.string_keys.len() < MAX_STRING_KEYS {
-                        let value = unquote(node_text(node, bytes));
-                        let mut found = classify_value(value);
-                        // `os.environ["DATABASE_URL"]`, `getenv("API_KEY")`: a code
-                        // string in UPPER_SNAKE is the name of a setting it reads.
-                        if found.is_empty() && is_setting_name(value) {
-                            found.push((super::KeyKind::ConfigKey, value.to_string()));
-                        }
-                        for (kind, text) in found {
-                            if seen_keys.insert((text.clone(), kind)) {
-                                facts.string_keys.push(StringKey {
-                                    text,
-                                    kind,
-                                    key: String::new(),
-                                    line: line_of(node),
-                                });
-                            }
-                        }
-                    }
-                }
-                other => {
-                    if let Some(kind) = other.strip_prefix("definition.") {
-                        def = Some((DefKind::from_capture(kind), node));
-                    } else if let Some(kind) = other.strip_prefix("reference.") {
-                        let kind = match kind {
-                            "call" => RefKind::Call,
-                            "type" | "class" | "implementation" | "interface" => RefKind::Type,
-                            _ => RefKind::Other,
-                        };
-                        reference = Some((kind, node));
-                    }
-                }
-            }
-        }
-        if let Some((kind, node)) = def {
-            let name = name_node.map(|n| node_text(n, bytes)).unwrap_or("");
-            if !name.is_empty() {
-                defs.push(RawDef {
-                    kind,
-                    name: name.to_string(),
-                    start: node.start_byte(),
-                    end: node.end_byte(),
-                    span: Span {
-                        start: line_of(node),
-                        end: end_line(node),
-                    },
-                    // The line of the name, not of a leading annotation or attribute
-                    // (`@Override`, `[Serializable]`, `#[derive(…)]`).
-                    signature: signature_line(
-                        text,
-                        name_node.map_or(node.start_byte(), |n| n.start_byte()),
-                    ),
-                });
-            }
-        }
-        if let Some((kind, node)) = reference {
-            let raw = name_node
-                .map(|n| node_text(n, bytes))
-                .unwrap_or_else(|| node_text(node, bytes));
-            let name = last_segment(raw);
-            if is_identifier(name) && occurrences.len() < MAX_REFERENCE_OCCURRENCES {
-                occurrences.push(Occurrence {
-                    name,
-                    kind,
-                    line: line_of(node),
-                });
-            }
-        }
-        if let Some(statement) = import_node {
-            for (target, system) in targets {
-                let raw = node_text(target, bytes);
-                let (level, target_text) = split_relative(language, raw);
-                if target_text.is_empty() && level == 0 {
-                    continue;
-                }
-                facts.imports.push(Import {
-                    target: target_text,
-                    names: import_names.clone(),
-                    line: line_of(statement),
-                    level,
-                    system,
-                });
-            }
-        }
-        sites.add(&site, bytes);
-        let child_name = child
-            .map(|n| last_segment(node_text(n, bytes)).to_string())
-            .unwrap_or_default();
-        for (node, kind) in parents {
-            let parent = last_segment(strip_generics(node_text(node, bytes)));
-            if is_identifier(parent) {
-                facts.supertypes.push(Supertype {
-                    child: child_name.clone(),
-                    parent: parent.to_string(),
-                    kind,
-                    line: line_of(node),
-                });
-            }
-        }
-    }
-    drop(matches);
+    let halted = collector.run_query(grammar, root);
+    let Collector {
+        mut facts,
+        defs,
+        occurrences,
+        sites,
+        ..
+    } = collector;
     if halted {
         facts.limited = Some(format!(
             "the {language} query ran out of its work budget: facts after it are left out"
@@ -312,6 +149,240 @@ pub fn extract(language: Language, path: &str, text: &str) -> Facts {
         facts.doc_from = Some(from);
     }
     facts
+}
+
+/// The syntax tree of `text`, or `None` when the parser ran out of its work budget.
+fn parse(grammar: &Grammar, text: &str) -> Option<tree_sitter::Tree> {
+    PARSER.with(|parser| {
+        let mut parser = parser.borrow_mut();
+        parser.set_language(&grammar.language).ok()?;
+        let bytes = text.as_bytes();
+        let mut reports = budget(bytes.len(), PARSE_BUDGET);
+        let mut progress = |_: &tree_sitter::ParseState| {
+            reports = reports.saturating_sub(1);
+            if reports == 0 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let tree = parser.parse_with_options(
+            &mut |at, _| bytes.get(at..).unwrap_or_default(),
+            None,
+            Some(ParseOptions::new().progress_callback(&mut progress)),
+        );
+        if tree.is_none() {
+            // A halted parse would resume on the parser's next call.
+            parser.reset();
+        }
+        tree
+    })
+}
+
+/// What one match of the grammar's fact query captured.
+#[derive(Default)]
+struct MatchCaptures<'t> {
+    name: Option<Node<'t>>,
+    def: Option<(DefKind, Node<'t>)>,
+    reference: Option<(RefKind, Node<'t>)>,
+    import: Option<Node<'t>>,
+    /// Import targets, each with whether it names a system header.
+    targets: Vec<(Node<'t>, bool)>,
+    import_names: Vec<String>,
+    child: Option<Node<'t>>,
+    parents: Vec<(Node<'t>, SuperKind)>,
+    site: SiteCaptures<'t>,
+}
+
+/// The facts of one file as the query's matches come in.
+struct Collector<'t> {
+    language: Language,
+    text: &'t str,
+    facts: Facts,
+    defs: Vec<RawDef>,
+    /// Borrowed from the text: only the references kept become strings.
+    occurrences: Vec<Occurrence<'t>>,
+    seen_keys: HashSet<(String, super::KeyKind)>,
+    sites: Sites,
+}
+
+impl<'t> Collector<'t> {
+    /// Runs the grammar's fact query over `root` within its work budget, taking
+    /// every match; true when the budget halted it.
+    fn run_query(&mut self, grammar: &Grammar, root: Node<'t>) -> bool {
+        let bytes = self.text.as_bytes();
+        let names = grammar.query.capture_names();
+        let mut cursor = QueryCursor::new();
+        let mut reports = budget(bytes.len(), QUERY_BUDGET);
+        let mut halted = false;
+        let mut progress = |_: &tree_sitter::QueryCursorState| {
+            reports = reports.saturating_sub(1);
+            if reports == 0 {
+                halted = true;
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let mut matches = cursor.matches_with_options(
+            &grammar.query,
+            root,
+            bytes,
+            QueryCursorOptions::new().progress_callback(&mut progress),
+        );
+        while let Some(m) = matches.next() {
+            let captures = self.read_match(m, names);
+            self.record(captures);
+        }
+        drop(matches);
+        halted
+    }
+
+    /// The captures of one match. A package name and string keys go to the facts
+    /// at once.
+    fn read_match(
+        &mut self,
+        m: &tree_sitter::QueryMatch<'_, 't>,
+        names: &[&str],
+    ) -> MatchCaptures<'t> {
+        let bytes = self.text.as_bytes();
+        let mut captures = MatchCaptures::default();
+        for capture in m.captures() {
+            let node = capture.node;
+            let capture_name = names[capture.index as usize];
+            if captures.site.take(capture_name, node) {
+                continue;
+            }
+            match capture_name {
+                "name" => captures.name = Some(node),
+                "import" => captures.import = Some(node),
+                "import.target" => captures.targets.push((node, false)),
+                "import.system" => captures.targets.push((node, true)),
+                "import.name" => captures
+                    .import_names
+                    .push(node_text(node, bytes).to_string()),
+                "supertype.child" => captures.child = Some(node),
+                "supertype.extends" => captures.parents.push((node, SuperKind::Extends)),
+                "supertype.implements" => captures.parents.push((node, SuperKind::Implements)),
+                "package" => {
+                    if self.facts.package.is_none() {
+                        self.facts.package = Some(clean_path(node_text(node, bytes)));
+                    }
+                }
+                "string" => self.add_string_keys(node),
+                other => {
+                    if let Some(kind) = other.strip_prefix("definition.") {
+                        captures.def = Some((DefKind::from_capture(kind), node));
+                    } else if let Some(kind) = other.strip_prefix("reference.") {
+                        let kind = match kind {
+                            "call" => RefKind::Call,
+                            "type" | "class" | "implementation" | "interface" => RefKind::Type,
+                            _ => RefKind::Other,
+                        };
+                        captures.reference = Some((kind, node));
+                    }
+                }
+            }
+        }
+        captures
+    }
+
+    /// The keys a code string holds, each once, up to [`MAX_STRING_KEYS`].
+    fn add_string_keys(&mut self, node: Node<'t>) {
+        if self.facts.string_keys.len() >= MAX_STRING_KEYS {
+            return;
+        }
+        let value = unquote(node_text(node, self.text.as_bytes()));
+        let mut found = classify_value(value);
+        // `os.environ["DATABASE_URL"]`, `getenv("API_KEY")`: a code string in
+        // UPPER_SNAKE is the name of a setting it reads.
+        if found.is_empty() && is_setting_name(value) {
+            found.push((super::KeyKind::ConfigKey, value.to_string()));
+        }
+        for (kind, text) in found {
+            if self.seen_keys.insert((text.clone(), kind)) {
+                self.facts.string_keys.push(StringKey {
+                    text,
+                    kind,
+                    key: String::new(),
+                    line: line_of(node),
+                });
+            }
+        }
+    }
+
+    /// What one match says: a definition, a reference, imports, call and decoration
+    /// sites, supertypes.
+    fn record(&mut self, captures: MatchCaptures<'t>) {
+        let (text, bytes) = (self.text, self.text.as_bytes());
+        if let Some((kind, node)) = captures.def {
+            let name = captures.name.map(|n| node_text(n, bytes)).unwrap_or("");
+            if !name.is_empty() {
+                self.defs.push(RawDef {
+                    kind,
+                    name: name.to_string(),
+                    start: node.start_byte(),
+                    end: node.end_byte(),
+                    span: Span {
+                        start: line_of(node),
+                        end: end_line(node),
+                    },
+                    // The line of the name, not of a leading annotation or attribute
+                    // (`@Override`, `[Serializable]`, `#[derive(…)]`).
+                    signature: signature_line(
+                        text,
+                        captures.name.map_or(node.start_byte(), |n| n.start_byte()),
+                    ),
+                });
+            }
+        }
+        if let Some((kind, node)) = captures.reference {
+            let raw = captures
+                .name
+                .map(|n| node_text(n, bytes))
+                .unwrap_or_else(|| node_text(node, bytes));
+            let name = last_segment(raw);
+            if is_identifier(name) && self.occurrences.len() < MAX_REFERENCE_OCCURRENCES {
+                self.occurrences.push(Occurrence {
+                    name,
+                    kind,
+                    line: line_of(node),
+                });
+            }
+        }
+        if let Some(statement) = captures.import {
+            for (target, system) in captures.targets {
+                let raw = node_text(target, bytes);
+                let (level, target_text) = split_relative(self.language, raw);
+                if target_text.is_empty() && level == 0 {
+                    continue;
+                }
+                self.facts.imports.push(Import {
+                    target: target_text,
+                    names: captures.import_names.clone(),
+                    line: line_of(statement),
+                    level,
+                    system,
+                });
+            }
+        }
+        self.sites.add(&captures.site, bytes);
+        let child_name = captures
+            .child
+            .map(|n| last_segment(node_text(n, bytes)).to_string())
+            .unwrap_or_default();
+        for (node, kind) in captures.parents {
+            let parent = last_segment(strip_generics(node_text(node, bytes)));
+            if is_identifier(parent) {
+                self.facts.supertypes.push(Supertype {
+                    child: child_name.clone(),
+                    parent: parent.to_string(),
+                    kind,
+                    line: line_of(node),
+                });
+            }
+        }
+    }
 }
 
 /// The references kept of a file's `occurrences`: the first use of each name (by

@@ -170,109 +170,160 @@ pub(super) fn candidates(inputs: &Inputs) -> Vec<Candidate> {
     if location.scorer != Scorer::Learned || inputs.context.is_empty() {
         return Vec::new();
     }
-    let prob = |path: &str| location.probability.get(path).copied().unwrap_or(0.0);
-    let mut by_rank: Vec<f32> = location.ranked.iter().map(|r| prob(&r.path)).collect();
-    by_rank.sort_by(|a, b| b.total_cmp(a));
-    let top_prob = by_rank.first().copied().unwrap_or(0.0);
-    let second_prob = by_rank.get(1).copied().unwrap_or(0.0);
-    let strong = by_rank.iter().filter(|&&p| p >= STRONG).count() as f32;
-    let top = inputs.context[0].as_str();
-    let anchors: Vec<(String, f32)> = location
-        .anchors
+    let context = Context::new(inputs);
+    pool(inputs, &context.coupled)
         .iter()
-        .map(|a| {
-            let w = inputs.normalized.get(&a.path).copied().unwrap_or(0.0);
-            (a.path.clone(), w)
-        })
-        .collect();
-    let anchor_dirs = location
-        .anchors
-        .iter()
-        .map(|a| parent_dir(&a.path))
-        .collect::<HashSet<_>>()
-        .len() as f32;
-    let coupled = inputs
-        .history
-        .map(|h| couplings(h, &anchors))
-        .unwrap_or_default();
-    let history_commits = inputs.history.map_or(0, |h| h.commits.len()) as f32;
-    let in_context: HashSet<&str> = inputs.context.iter().map(String::as_str).collect();
-    let mut per_dir: HashMap<&str, usize> = HashMap::new();
-    for path in inputs.context {
-        *per_dir.entry(parent_dir(path)).or_default() += 1;
-    }
-    let stems: HashSet<&str> = inputs.context.iter().map(|p| stem(p)).collect();
-    // The task's terms the context matches, and those only other candidates match.
-    let explained: HashSet<usize> = inputs
-        .context
-        .iter()
-        .filter_map(|p| location.matched.get(p))
-        .flatten()
-        .map(|(t, _)| *t)
-        .collect();
-    let uncovered = location
-        .matched
-        .values()
-        .flatten()
-        .map(|(t, _)| *t)
-        .filter(|t| !explained.contains(t))
-        .collect::<HashSet<_>>()
-        .len() as f32;
-    let cued: HashSet<&str> = location
-        .cues
-        .iter()
-        .flat_map(|c| c.files.iter().map(String::as_str))
-        .collect();
-    let rank_of: HashMap<&str, usize> = location
-        .ranked
-        .iter()
-        .enumerate()
-        .map(|(k, r)| (r.path.as_str(), k))
-        .collect();
-    let unranked = location.ranked.len();
-    let mut out = Vec::new();
-    for path in pool(inputs, &coupled) {
-        let path = path.as_str();
-        let Some((role, size)) = (inputs.artifact)(path) else {
-            continue;
-        };
-        if in_context.contains(path) || role == Role::Test {
-            continue;
+        .filter_map(|path| context.candidate(path))
+        .collect()
+}
+
+/// What every candidate's row reads of the task, the context and the history.
+struct Context<'a> {
+    inputs: &'a Inputs<'a>,
+    /// Location's best probability, and its second best.
+    top_prob: f32,
+    second_prob: f32,
+    /// How many files Location finds likely.
+    strong: f32,
+    /// The context's best file.
+    top: &'a str,
+    /// The anchors with their normalized Location scores.
+    anchors: Vec<(String, f32)>,
+    anchor_dirs: f32,
+    /// Per file, its history coupling with the anchors.
+    coupled: HashMap<&'a str, Coupling>,
+    history_commits: f32,
+    in_context: HashSet<&'a str>,
+    per_dir: HashMap<&'a str, usize>,
+    stems: HashSet<&'a str>,
+    /// The task's terms the context matches.
+    explained: HashSet<usize>,
+    /// How many of the task's terms only other candidates match.
+    uncovered: f32,
+    cued: HashSet<&'a str>,
+    rank_of: HashMap<&'a str, usize>,
+}
+
+impl<'a> Context<'a> {
+    fn new(inputs: &'a Inputs<'a>) -> Self {
+        let location = inputs.location;
+        let mut by_rank: Vec<f32> = location
+            .ranked
+            .iter()
+            .map(|r| probability(location, &r.path))
+            .collect();
+        by_rank.sort_by(|a, b| b.total_cmp(a));
+        let anchors: Vec<(String, f32)> = location
+            .anchors
+            .iter()
+            .map(|a| {
+                let w = inputs.normalized.get(&a.path).copied().unwrap_or(0.0);
+                (a.path.clone(), w)
+            })
+            .collect();
+        let coupled = inputs
+            .history
+            .map(|h| couplings(h, &anchors))
+            .unwrap_or_default();
+        let mut per_dir: HashMap<&str, usize> = HashMap::new();
+        for path in inputs.context {
+            *per_dir.entry(parent_dir(path)).or_default() += 1;
         }
-        let rank = rank_of.get(path).copied().unwrap_or(unranked);
-        let coupling = coupled.get(path).copied().unwrap_or_default();
+        let explained: HashSet<usize> = inputs
+            .context
+            .iter()
+            .filter_map(|p| location.matched.get(p))
+            .flatten()
+            .map(|(t, _)| *t)
+            .collect();
+        let uncovered = location
+            .matched
+            .values()
+            .flatten()
+            .map(|(t, _)| *t)
+            .filter(|t| !explained.contains(t))
+            .collect::<HashSet<_>>()
+            .len() as f32;
+        Context {
+            inputs,
+            top_prob: by_rank.first().copied().unwrap_or(0.0),
+            second_prob: by_rank.get(1).copied().unwrap_or(0.0),
+            strong: by_rank.iter().filter(|&&p| p >= STRONG).count() as f32,
+            top: inputs.context[0].as_str(),
+            anchor_dirs: location
+                .anchors
+                .iter()
+                .map(|a| parent_dir(&a.path))
+                .collect::<HashSet<_>>()
+                .len() as f32,
+            anchors,
+            coupled,
+            history_commits: inputs.history.map_or(0, |h| h.commits.len()) as f32,
+            in_context: inputs.context.iter().map(String::as_str).collect(),
+            per_dir,
+            stems: inputs.context.iter().map(|p| stem(p)).collect(),
+            explained,
+            uncovered,
+            cued: location
+                .cues
+                .iter()
+                .flat_map(|c| c.files.iter().map(String::as_str))
+                .collect(),
+            rank_of: location
+                .ranked
+                .iter()
+                .enumerate()
+                .map(|(k, r)| (r.path.as_str(), k))
+                .collect(),
+        }
+    }
+
+    /// The candidate `path` with its row, or `None` when it is not one (not listed,
+    /// in the context already, or a test).
+    fn candidate(&self, path: &str) -> Option<Candidate> {
+        let (inputs, location, top) = (self.inputs, self.inputs.location, self.top);
+        let (role, size) = (inputs.artifact)(path)?;
+        if self.in_context.contains(path) || role == Role::Test {
+            return None;
+        }
+        let rank = self
+            .rank_of
+            .get(path)
+            .copied()
+            .unwrap_or(location.ranked.len());
+        let coupling = self.coupled.get(path).copied().unwrap_or_default();
         let (links, linked, to_top) =
-            links_to(inputs.graph, path, &in_context, top, inputs.implicit);
-        let p = prob(path);
-        let (new_terms, new_share) = new_terms(location.matched.get(path), &explained);
+            links_to(inputs.graph, path, &self.in_context, top, inputs.implicit);
+        let p = probability(location, path);
+        let (new_terms, new_share) = new_terms(location.matched.get(path), &self.explained);
         let beyond = location.beyond_words.get(path).copied().unwrap_or_default();
         let row = vec![
             p,
-            p / top_prob.max(1e-6),
+            p / self.top_prob.max(1e-6),
             rank as f32,
             inputs.normalized.get(path).copied().unwrap_or(0.0),
-            top_prob,
-            second_prob,
-            strong.min(MAX_COUNT),
+            self.top_prob,
+            self.second_prob,
+            self.strong.min(MAX_COUNT),
             inputs.context.len() as f32,
-            anchor_dirs,
+            self.anchor_dirs,
             location.query_terms as f32,
-            uncovered,
+            self.uncovered,
             new_terms,
             new_share,
-            flag(cued.contains(path)),
+            flag(self.cued.contains(path)),
             coupling.partner,
             coupling.with_top,
             coupling.share,
             (coupling.commits as f32).ln_1p(),
-            history_commits.ln_1p(),
+            self.history_commits.ln_1p(),
             links.min(MAX_COUNT as usize) as f32,
             flag(to_top),
             flag(parent_dir(path) == parent_dir(top)),
             shared_dirs(path, top),
-            (per_dir.get(parent_dir(path)).copied().unwrap_or(0) as f32).min(MAX_COUNT),
+            (self.per_dir.get(parent_dir(path)).copied().unwrap_or(0) as f32).min(MAX_COUNT),
             flag(extension(path) == extension(top)),
-            flag(stems.contains(stem(path))),
+            flag(self.stems.contains(stem(path))),
             flag(role == Role::Source),
             flag(role == Role::Docs),
             flag(role == Role::Build),
@@ -284,20 +335,24 @@ pub(super) fn candidates(inputs: &Inputs) -> Vec<Candidate> {
             beyond.bridge,
         ];
         debug_assert_eq!(row.len(), COMPLETION_FEATURE_COUNT);
-        let from = match (&linked, anchors.get(coupling.anchor)) {
+        let from = match (&linked, self.anchors.get(coupling.anchor)) {
             (Some((file, _, _)), _) => file.clone(),
             (None, Some((anchor, _))) if coupling.partner > 0.0 => anchor.clone(),
             _ => top.to_string(),
         };
-        out.push(Candidate {
+        Some(Candidate {
             path: path.to_string(),
             row,
             from,
             coupling,
             linked,
-        });
+        })
     }
-    out
+}
+
+/// Location's probability that `path` is a file of the fix.
+fn probability(location: &Location, path: &str) -> f32 {
+    location.probability.get(path).copied().unwrap_or(0.0)
 }
 
 /// The paths considered, each once, in a fixed order: Location's best

@@ -257,81 +257,123 @@ pub struct ExpandInput<'a> {
 
 /// Runs Algorithm 1, lines 3–12.
 pub fn expand(input: &ExpandInput<'_>) -> Expansion {
-    let graph = input.graph;
-    let mut selected: Vec<Selected> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut covered: BTreeSet<Aspect> = BTreeSet::new();
-    let mut tokens = 0usize;
-    for (path, score) in &input.anchors {
-        if index.contains_key(path) {
-            continue;
-        }
-        let role = graph.node(path).map_or(Role::Other, |n| n.role);
-        covered.insert(Aspect::of(role, None));
-        tokens += (input.card_tokens)(path);
-        index.insert(path.clone(), selected.len());
-        selected.push(Selected {
-            path: path.clone(),
-            role,
-            location: *score,
-            weight: *score,
-            anchor: true,
-            step: 0,
-            reached: None,
-            support: Vec::new(),
-            priority: None,
-            cluster: selected.len(),
-        });
-    }
-    let mut clusters = UnionFind::new(selected.len());
+    let mut state = State::from_anchors(input);
     if input.ablation.location_only {
-        return Expansion {
-            selected,
-            steps: 0,
-            tokens,
-            stop: StopReason::Disabled,
-            best_rejected: None,
-        };
+        return state.finish(0, StopReason::Disabled, None);
     }
-
     // The frontier: every file linked from the context, with its links (ordered map
     // for deterministic ties).
-    let mut frontier: BTreeMap<String, Vec<Link>> = BTreeMap::new();
-    for file in &selected {
-        add_links(input, file, &index, &mut frontier);
+    for file in &state.selected {
+        add_links(input, file, &state.index, &mut state.frontier);
     }
     // Links among anchors are support too (bridges between anchors).
-    link_context(input, &mut selected, &index, &mut clusters);
-
-    let average_tokens = (input.max_tokens / input.max_steps.max(1)).max(1) as f32;
-    let mut fan_in: HashMap<String, usize> = HashMap::new();
+    link_context(
+        input,
+        &mut state.selected,
+        &state.index,
+        &mut state.clusters,
+    );
     let mut steps = 0usize;
     let mut idle = 0usize;
-    let stop;
-    let mut best_rejected = None;
-    loop {
+    let (stop, best_rejected) = loop {
         if steps >= input.max_steps {
-            stop = StopReason::StepBudget;
-            break;
+            break (StopReason::StepBudget, None);
         }
-        if tokens >= input.max_tokens {
-            stop = StopReason::TokenBudget;
-            break;
+        if state.tokens >= input.max_tokens {
+            break (StopReason::TokenBudget, None);
         }
-        // Eq. 7 for every action; the best one (ties: by path).
+        let Some((path, priority, best_link)) = state.best_action(input) else {
+            break (StopReason::NoCandidates, None);
+        };
+        if priority.value < input.tau {
+            break (StopReason::BelowThreshold, Some(priority.value));
+        }
+        steps += 1;
+        state.select(input, path, priority, best_link, steps);
+        if priority.adds_coverage() {
+            idle = 0;
+        } else {
+            idle += 1;
+            if idle >= input.patience {
+                break (StopReason::NoNewCoverage, None);
+            }
+        }
+    };
+    state.finish(steps, stop, best_rejected)
+}
+
+/// The expansion as it goes: the context selected so far, its clusters, the aspects
+/// it covers, its tokens, and the frontier of files linked from it.
+struct State {
+    selected: Vec<Selected>,
+    index: HashMap<String, usize>,
+    covered: BTreeSet<Aspect>,
+    tokens: usize,
+    clusters: UnionFind,
+    frontier: BTreeMap<String, Vec<Link>>,
+    /// Per frontier file, its structural fan-in (computed once).
+    fan_in: HashMap<String, usize>,
+}
+
+impl State {
+    /// The context of the anchors alone (each once, in their order).
+    fn from_anchors(input: &ExpandInput<'_>) -> State {
+        let graph = input.graph;
+        let mut selected: Vec<Selected> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut covered: BTreeSet<Aspect> = BTreeSet::new();
+        let mut tokens = 0usize;
+        for (path, score) in &input.anchors {
+            if index.contains_key(path) {
+                continue;
+            }
+            let role = graph.node(path).map_or(Role::Other, |n| n.role);
+            covered.insert(Aspect::of(role, None));
+            tokens += (input.card_tokens)(path);
+            index.insert(path.clone(), selected.len());
+            selected.push(Selected {
+                path: path.clone(),
+                role,
+                location: *score,
+                weight: *score,
+                anchor: true,
+                step: 0,
+                reached: None,
+                support: Vec::new(),
+                priority: None,
+                cluster: selected.len(),
+            });
+        }
+        State {
+            clusters: UnionFind::new(selected.len()),
+            selected,
+            index,
+            covered,
+            tokens,
+            frontier: BTreeMap::new(),
+            fan_in: HashMap::new(),
+        }
+    }
+
+    /// Eq. 7 for every action; the best one (ties: by path), with the index of the
+    /// link that reaches it best.
+    fn best_action(&mut self, input: &ExpandInput<'_>) -> Option<(String, Priority, usize)> {
+        let graph = input.graph;
+        let average_tokens = (input.max_tokens / input.max_steps.max(1)).max(1) as f32;
         let mut best: Option<(&String, Priority, usize)> = None;
-        for (path, links) in &frontier {
-            let fan_in = *fan_in
+        for (path, links) in &self.frontier {
+            let fan_in = *self
+                .fan_in
                 .entry(path.clone())
                 .or_insert_with(|| structural_fan_in(graph, path));
             let role = graph.node(path).map_or(Role::Other, |n| n.role);
             let location = input.location.get(path).copied().unwrap_or(0.0);
             let (priority, best_link) = priority(
                 input,
-                &selected,
-                &index,
-                &mut clusters,
-                &covered,
+                &self.selected,
+                &self.index,
+                &mut self.clusters,
+                &self.covered,
                 role,
                 location,
                 links,
@@ -342,31 +384,35 @@ pub fn expand(input: &ExpandInput<'_>) -> Expansion {
                 best = Some((path, priority, best_link));
             }
         }
-        let Some((path, priority, best_link)) = best else {
-            stop = StopReason::NoCandidates;
-            break;
-        };
-        if priority.value < input.tau {
-            stop = StopReason::BelowThreshold;
-            best_rejected = Some(priority.value);
-            break;
-        }
-        let path = path.clone();
-        let links = frontier.remove(&path).unwrap_or_default();
-        let role = graph.node(&path).map_or(Role::Other, |n| n.role);
+        best.map(|(path, priority, link)| (path.clone(), priority, link))
+    }
+
+    /// Adds the frontier file `path` to the context at `step`: its clusters join
+    /// those of the context files it links (a bridge merges them), its aspect is
+    /// covered, and its own links join the frontier.
+    fn select(
+        &mut self,
+        input: &ExpandInput<'_>,
+        path: String,
+        priority: Priority,
+        best_link: usize,
+        step: usize,
+    ) {
+        let links = self.frontier.remove(&path).unwrap_or_default();
+        let role = input.graph.node(&path).map_or(Role::Other, |n| n.role);
         let reached = links[best_link].clone();
-        let parent_cluster = clusters.find(selected[index[&reached.from]].cluster);
-        covered.insert(Aspect::of(role, Some(reached.via)));
-        tokens += (input.card_tokens)(&path);
-        steps += 1;
-        // Clusters of the context files it links join (a bridge merges them).
-        let id = clusters.push();
-        clusters.union(id, parent_cluster);
+        let parent_cluster = self
+            .clusters
+            .find(self.selected[self.index[&reached.from]].cluster);
+        self.covered.insert(Aspect::of(role, Some(reached.via)));
+        self.tokens += (input.card_tokens)(&path);
+        let id = self.clusters.push();
+        self.clusters.union(id, parent_cluster);
         for link in &links {
-            let c = selected[index[&link.from]].cluster;
+            let c = self.selected[self.index[&link.from]].cluster;
             if matches!(link.via, Via::Edge { relation, .. } if relation.family() != RelationFamily::Organizational)
             {
-                clusters.union(id, c);
+                self.clusters.union(id, c);
             }
         }
         let new = Selected {
@@ -374,36 +420,37 @@ pub fn expand(input: &ExpandInput<'_>) -> Expansion {
             weight: priority.relevance,
             role,
             anchor: false,
-            step: steps,
+            step,
             reached: Some(reached),
             support: links,
             priority: Some(priority),
             cluster: id,
             path: path.clone(),
         };
-        index.insert(path, selected.len());
-        selected.push(new);
-        let last = selected.len() - 1;
-        add_links(input, &selected[last], &index, &mut frontier);
-        if priority.adds_coverage() {
-            idle = 0;
-        } else {
-            idle += 1;
-            if idle >= input.patience {
-                stop = StopReason::NoNewCoverage;
-                break;
-            }
+        self.index.insert(path, self.selected.len());
+        self.selected.push(new);
+        let last = self.selected.len() - 1;
+        add_links(input, &self.selected[last], &self.index, &mut self.frontier);
+    }
+
+    /// The expansion, each file in its final cluster.
+    fn finish(self, steps: usize, stop: StopReason, best_rejected: Option<f32>) -> Expansion {
+        let State {
+            mut selected,
+            mut clusters,
+            tokens,
+            ..
+        } = self;
+        for s in &mut selected {
+            s.cluster = clusters.find(s.cluster);
         }
-    }
-    for s in &mut selected {
-        s.cluster = clusters.find(s.cluster);
-    }
-    Expansion {
-        selected,
-        steps,
-        tokens,
-        stop,
-        best_rejected,
+        Expansion {
+            selected,
+            steps,
+            tokens,
+            stop,
+            best_rejected,
+        }
     }
 }
 

@@ -462,7 +462,22 @@ fn confidence(value: Option<f64>) -> String {
 /// every text escaped.
 pub fn svg(package: &Value) -> String {
     let drawing = Drawing::of_json(package);
-    let files = &drawing.files;
+    let notes = notes_of(&drawing);
+    let top = MARGIN + 24.0 + 18.0 * notes.len() as f64;
+    let grid = Grid::new(&layers(&drawing), drawing.files.len(), top);
+    let mut out = header(&drawing, &grid);
+    legend(&mut out, &notes, &grid);
+    // Arrows under the boxes; one label per pair of files, naming every kind between
+    // them, over the boxes.
+    let pairs = arrows(&mut out, &drawing, &grid);
+    boxes(&mut out, &drawing.files, &grid);
+    pair_labels(&mut out, &pairs);
+    out.push_str("</svg>\n");
+    out
+}
+
+/// What the picture says it left out (or that it has nothing to draw).
+fn notes_of(drawing: &Drawing) -> Vec<String> {
     let mut notes = Vec::new();
     if drawing.files_left_out > 0 {
         notes.push(format!(
@@ -476,11 +491,15 @@ pub fn svg(package: &Value) -> String {
             drawing.relations_left_out
         ));
     }
-    if files.is_empty() {
+    if drawing.files.is_empty() {
         notes.push("no files selected".into());
     }
-    let top = MARGIN + 24.0 + 18.0 * notes.len() as f64;
-    let grid = Grid::new(&layers(&drawing), files.len(), top);
+    notes
+}
+
+/// The opening of the picture: its size, title, arrow marker and background.
+fn header(drawing: &Drawing, grid: &Grid) -> String {
+    let files = &drawing.files;
     let (width, height) = (num(grid.width), num(grid.height));
     let title = text(
         &format!(
@@ -509,6 +528,11 @@ pub fn svg(package: &Value) -> String {
         out,
         "<rect width=\"{width}\" height=\"{height}\" fill=\"#ffffff\"/>"
     );
+    out
+}
+
+/// The legend, the notes and the layers' headings.
+fn legend(out: &mut String, notes: &[String], grid: &Grid) {
     let m = MARGIN;
     let _ = writeln!(
         out,
@@ -546,8 +570,12 @@ pub fn svg(package: &Value) -> String {
             text(heading, 80)
         );
     }
-    // Arrows under the boxes; one label per pair of files, naming every kind between
-    // them, over the boxes. Pairs keep the order of their first arrow.
+}
+
+/// The relations' arrows, fanned out between the same two files; returns the pairs
+/// of files, in the order of their first arrow, with where their label goes.
+fn arrows(out: &mut String, drawing: &Drawing, grid: &Grid) -> Vec<Pair> {
+    let files = &drawing.files;
     let mut pairs: Vec<Pair> = Vec::new();
     let mut pair_at: HashMap<(usize, usize), usize> = HashMap::new();
     for r in &drawing.relations {
@@ -561,7 +589,7 @@ pub fn svg(package: &Value) -> String {
         let k = pairs[lane].kinds.len();
         let side = if k % 2 == 1 { 1.0 } else { -1.0 };
         let fan = 12.0 * k.div_ceil(2) as f64 * side;
-        let (path, lx, ly) = route(&grid, a, b, fan, lane);
+        let (path, lx, ly) = route(grid, a, b, fan, lane);
         if k == 0 {
             pairs[lane].label_at = (lx, ly);
         }
@@ -581,6 +609,11 @@ pub fn svg(package: &Value) -> String {
             text(&tip, TITLE_CHARS)
         );
     }
+    pairs
+}
+
+/// The files' boxes: path, rank and role, anchors marked.
+fn boxes(out: &mut String, files: &[DrawnFile], grid: &Grid) {
     for (k, f) in files.iter().enumerate() {
         let (x, y) = (grid.x(k), grid.y(k));
         let (fill, stroke, width) = if f.anchor {
@@ -613,10 +646,14 @@ pub fn svg(package: &Value) -> String {
             num(y + 35.0)
         );
     }
+}
+
+/// One label per pair of files, naming every kind of relation between them.
+fn pair_labels(out: &mut String, pairs: &[Pair]) {
     for Pair {
         kinds,
         label_at: (lx, ly),
-    } in &pairs
+    } in pairs
     {
         let mut distinct: Vec<&str> = Vec::new();
         for kind in kinds {
@@ -633,8 +670,6 @@ pub fn svg(package: &Value) -> String {
             text(&distinct.join(", "), 40)
         );
     }
-    out.push_str("</svg>\n");
-    out
 }
 
 #[cfg(test)]

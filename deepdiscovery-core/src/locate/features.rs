@@ -155,163 +155,231 @@ const CO_CHANGE_FROM: usize = 3;
 
 /// The rows of `candidates` (artifact indexes, best first by Eq. 6).
 pub(crate) fn compute(inputs: &Inputs<'_>, candidates: &[usize]) -> Vec<Vec<f32>> {
-    let n = inputs.artifacts.len();
-    let ln1 = |x: f32| (1.0 + x).ln();
-    let rank_of = |values: &[f32]| -> HashMap<usize, usize> {
-        // Rank among the candidates: how many score strictly higher (0 for the best),
-        // so that equal files get equal ranks whatever their order.
-        let mut sorted: Vec<f32> = candidates.iter().map(|&i| values[i]).collect();
-        sorted.sort_by(|a, b| b.total_cmp(a));
-        candidates
-            .iter()
-            .map(|&i| (i, sorted.partition_point(|&v| v > values[i])))
-            .collect()
-    };
-    let sem: Vec<f32> = inputs.terms.iter().map(|t| t.sem).collect();
-    let eq6_rank = rank_of(inputs.scores);
-    let sem_rank = rank_of(&sem);
-    let rule: Vec<f32> = inputs.terms.iter().map(|t| t.rule).collect();
-    let rule_rank = rank_of(&rule);
-    let bridge_rank = rank_of(inputs.bridge);
-    let title_weight: f32 = query_weight(inputs.query, inputs.title, |_| true);
-    let mut per_dir: HashMap<&str, usize> = HashMap::new();
-    for &i in candidates {
-        *per_dir
-            .entry(parent_dir(&inputs.artifacts[i].path))
-            .or_default() += 1;
-    }
-    let best_dir = candidates
-        .first()
-        .map(|&i| parent_dir(&inputs.artifacts[i].path));
-    let links = code_links(inputs, candidates);
-    let best: Vec<usize> = candidates.iter().copied().take(CO_CHANGE_FROM).collect();
-    let co_change_best = |i: usize| {
-        best.iter()
-            .filter(|&&b| b != i)
-            .filter_map(|&b| inputs.co_changes.get(&(b as u32, i as u32)))
-            .copied()
-            .fold(0.0f32, f32::max)
-    };
-    let top = candidates
-        .iter()
-        .map(|&i| inputs.scores[i])
-        .fold(0.0f32, f32::max)
-        .max(1e-6);
-    let fields: Vec<([f32; FIELDS], [f32; FIELDS])> = candidates
-        .iter()
-        .map(|&i| inputs.view.field_match(inputs.query, i))
-        .collect();
-    let mut best_field = [0.0f32; FIELDS];
-    for (score, _) in &fields {
-        for f in 0..FIELDS {
-            best_field[f] = best_field[f].max(score[f]);
-        }
-    }
-    let mut languages: HashMap<_, usize> = HashMap::new();
-    let mut names: HashMap<&str, usize> = HashMap::new();
-    for a in inputs.artifacts {
-        *languages.entry(a.language).or_default() += 1;
-        *names.entry(file_name(&a.path)).or_default() += 1;
-    }
-    let query = inputs.query;
-    let has_trace = inputs
-        .cues
-        .iter()
-        .any(|r| r.cue.kind == CueKind::StackFrame);
-    let share = |found: usize, of: usize| {
-        if of == 0 {
-            0.0
-        } else {
-            found as f32 / of as f32
-        }
-    };
+    let context = RowContext::new(inputs, candidates);
     candidates
         .iter()
-        .zip(&fields)
+        .zip(&context.fields)
         .map(|(&i, (score, covered))| {
-            let a = &inputs.artifacts[i];
-            let t = inputs.terms[i];
-            let stats = &inputs.view.files[i];
-            let signals = &inputs.evidence[i];
             let mut row = Vec::with_capacity(FEATURE_COUNT);
-            row.extend([
-                t.sem,
-                t.sum,
-                t.rule,
-                t.prior,
-                inputs.scores[i],
-                inputs.scores[i] / top,
-                ln1(eq6_rank[&i] as f32),
-                ln1(sem_rank[&i] as f32),
-            ]);
-            for f in 0..FIELDS {
-                row.push(if best_field[f] > 0.0 {
-                    score[f] / best_field[f]
-                } else {
-                    0.0
-                });
-            }
-            row.extend(covered.iter().copied());
-            let title_share = |fields: &[usize]| {
-                let found = query_weight(inputs.query, inputs.title, |t| {
-                    fields.iter().any(|&f| stats.counts.get(t)[f] > 0)
-                });
-                if title_weight > 0.0 {
-                    found / title_weight
-                } else {
-                    0.0
-                }
-            };
-            row.extend([
-                title_share(&[Field::Name as usize, Field::Dir as usize]),
-                title_share(&[Field::Defs as usize]),
-                title_share(&[Field::Body as usize]),
-            ]);
-            let channels: Vec<f32> = Channel::SCORED
-                .iter()
-                .map(|&c| evidence::strongest(signals, c))
-                .collect();
-            let present = channels.iter().filter(|&&s| s > 0.0).count();
-            row.extend(channels);
-            row.push(present as f32);
-            row.push(ln1(rule_rank[&i] as f32));
-            row.extend([
-                share(stats.defines.len(), query.symbols.len()),
-                share(stats.mentions.len(), query.symbols.len()),
-                share(stats.phrases.len(), query.phrases.len()),
-            ]);
-            row.extend(Role::ALL.iter().map(|&r| f32::from(u8::from(a.role == r))));
-            row.extend([
-                a.path.matches('/').count() as f32,
-                ln1(a.size as f32),
-                share(languages[&a.language], n),
-                ln1(names[file_name(&a.path)] as f32 - 1.0),
-                f32::from(u8::from(best_dir == Some(parent_dir(&a.path)))),
-                ln1(per_dir[parent_dir(&a.path)] as f32 - 1.0),
-                links[&i].used_by_strong,
-                links[&i].uses_strong,
-                ln1(links[&i].used_by as f32),
-                links[&i].callee_of_named,
-                co_change_best(i),
-            ]);
-            let defs = inputs.definitions.get(&i);
-            row.extend([
-                defs.map_or(0.0, |d| d.best),
-                ln1(defs.map_or(0, |d| d.matching) as f32),
-                defs.map_or(0.0, |d| d.title_cover),
-                evidence::strongest(signals, Channel::PastChange),
-                inputs.ambiguity,
-                ln1(n as f32),
-                ln1(query.terms.len() as f32),
-                ln1(query.symbols.len() as f32),
-                f32::from(u8::from(has_trace)),
-                inputs.bridge[i],
-                ln1(bridge_rank[&i] as f32),
-            ]);
+            context.scores(&mut row, i, score, covered);
+            context.evidence(&mut row, i);
+            context.file(&mut row, i);
+            context.beyond_words(&mut row, i);
             debug_assert_eq!(row.len(), FEATURE_COUNT);
             row
         })
         .collect()
+}
+
+/// `ln(1 + x)`.
+fn ln1(x: f32) -> f32 {
+    (1.0 + x).ln()
+}
+
+/// `found` of `of`, 0 of nothing.
+fn share(found: usize, of: usize) -> f32 {
+    if of == 0 {
+        0.0
+    } else {
+        found as f32 / of as f32
+    }
+}
+
+/// What every row of one query reads: the candidates' ranks, their directories,
+/// their links, the best field matches, the repository's languages and names.
+struct RowContext<'a> {
+    inputs: &'a Inputs<'a>,
+    eq6_rank: HashMap<usize, usize>,
+    sem_rank: HashMap<usize, usize>,
+    rule_rank: HashMap<usize, usize>,
+    bridge_rank: HashMap<usize, usize>,
+    title_weight: f32,
+    per_dir: HashMap<&'a str, usize>,
+    best_dir: Option<&'a str>,
+    links: HashMap<usize, Links>,
+    /// The best candidates, whose co-change with a candidate counts.
+    best: Vec<usize>,
+    top: f32,
+    /// Per candidate, its field match scores and coverage.
+    fields: Vec<([f32; FIELDS], [f32; FIELDS])>,
+    best_field: [f32; FIELDS],
+    languages: HashMap<crate::artifact::Language, usize>,
+    names: HashMap<&'a str, usize>,
+    has_trace: bool,
+}
+
+impl<'a> RowContext<'a> {
+    fn new(inputs: &'a Inputs<'a>, candidates: &[usize]) -> Self {
+        let rank_of = |values: &[f32]| -> HashMap<usize, usize> {
+            // Rank among the candidates: how many score strictly higher (0 for the
+            // best), so that equal files get equal ranks whatever their order.
+            let mut sorted: Vec<f32> = candidates.iter().map(|&i| values[i]).collect();
+            sorted.sort_by(|a, b| b.total_cmp(a));
+            candidates
+                .iter()
+                .map(|&i| (i, sorted.partition_point(|&v| v > values[i])))
+                .collect()
+        };
+        let sem: Vec<f32> = inputs.terms.iter().map(|t| t.sem).collect();
+        let rule: Vec<f32> = inputs.terms.iter().map(|t| t.rule).collect();
+        let mut per_dir: HashMap<&str, usize> = HashMap::new();
+        for &i in candidates {
+            *per_dir
+                .entry(parent_dir(&inputs.artifacts[i].path))
+                .or_default() += 1;
+        }
+        let fields: Vec<([f32; FIELDS], [f32; FIELDS])> = candidates
+            .iter()
+            .map(|&i| inputs.view.field_match(inputs.query, i))
+            .collect();
+        let mut best_field = [0.0f32; FIELDS];
+        for (score, _) in &fields {
+            for f in 0..FIELDS {
+                best_field[f] = best_field[f].max(score[f]);
+            }
+        }
+        let mut languages: HashMap<_, usize> = HashMap::new();
+        let mut names: HashMap<&str, usize> = HashMap::new();
+        for a in inputs.artifacts {
+            *languages.entry(a.language).or_default() += 1;
+            *names.entry(file_name(&a.path)).or_default() += 1;
+        }
+        RowContext {
+            inputs,
+            eq6_rank: rank_of(inputs.scores),
+            sem_rank: rank_of(&sem),
+            rule_rank: rank_of(&rule),
+            bridge_rank: rank_of(inputs.bridge),
+            title_weight: query_weight(inputs.query, inputs.title, |_| true),
+            per_dir,
+            best_dir: candidates
+                .first()
+                .map(|&i| parent_dir(&inputs.artifacts[i].path)),
+            links: code_links(inputs, candidates),
+            best: candidates.iter().copied().take(CO_CHANGE_FROM).collect(),
+            top: candidates
+                .iter()
+                .map(|&i| inputs.scores[i])
+                .fold(0.0f32, f32::max)
+                .max(1e-6),
+            fields,
+            best_field,
+            languages,
+            names,
+            has_trace: inputs
+                .cues
+                .iter()
+                .any(|r| r.cue.kind == CueKind::StackFrame),
+        }
+    }
+
+    /// Eq. 6's terms and score, its ranks, and how the file matches the query per
+    /// field and in the task's title.
+    fn scores(&self, row: &mut Vec<f32>, i: usize, score: &[f32; FIELDS], covered: &[f32; FIELDS]) {
+        let inputs = self.inputs;
+        let t = inputs.terms[i];
+        row.extend([
+            t.sem,
+            t.sum,
+            t.rule,
+            t.prior,
+            inputs.scores[i],
+            inputs.scores[i] / self.top,
+            ln1(self.eq6_rank[&i] as f32),
+            ln1(self.sem_rank[&i] as f32),
+        ]);
+        for (s, best) in score.iter().zip(&self.best_field) {
+            row.push(if *best > 0.0 { s / best } else { 0.0 });
+        }
+        row.extend(covered.iter().copied());
+        let stats = &inputs.view.files[i];
+        let title_share = |fields: &[usize]| {
+            let found = query_weight(inputs.query, inputs.title, |t| {
+                fields.iter().any(|&f| stats.counts.get(t)[f] > 0)
+            });
+            if self.title_weight > 0.0 {
+                found / self.title_weight
+            } else {
+                0.0
+            }
+        };
+        row.extend([
+            title_share(&[Field::Name as usize, Field::Dir as usize]),
+            title_share(&[Field::Defs as usize]),
+            title_share(&[Field::Body as usize]),
+        ]);
+    }
+
+    /// The strongest signal of each channel of s_rule, how many channels speak, the
+    /// rank by s_rule, and the share of the task's symbols and phrases the file has.
+    fn evidence(&self, row: &mut Vec<f32>, i: usize) {
+        let (query, stats) = (self.inputs.query, &self.inputs.view.files[i]);
+        let signals = &self.inputs.evidence[i];
+        let channels: Vec<f32> = Channel::SCORED
+            .iter()
+            .map(|&c| evidence::strongest(signals, c))
+            .collect();
+        let present = channels.iter().filter(|&&s| s > 0.0).count();
+        row.extend(channels);
+        row.push(present as f32);
+        row.push(ln1(self.rule_rank[&i] as f32));
+        row.extend([
+            share(stats.defines.len(), query.symbols.len()),
+            share(stats.mentions.len(), query.symbols.len()),
+            share(stats.phrases.len(), query.phrases.len()),
+        ]);
+    }
+
+    /// The file itself: its role, depth, size, language and name's frequency, its
+    /// directory among the candidates', its code links and its co-change with the
+    /// best candidates.
+    fn file(&self, row: &mut Vec<f32>, i: usize) {
+        let a = &self.inputs.artifacts[i];
+        let n = self.inputs.artifacts.len();
+        let co_change_best = self
+            .best
+            .iter()
+            .filter(|&&b| b != i)
+            .filter_map(|&b| self.inputs.co_changes.get(&(b as u32, i as u32)))
+            .copied()
+            .fold(0.0f32, f32::max);
+        let links = &self.links[&i];
+        row.extend(Role::ALL.iter().map(|&r| f32::from(u8::from(a.role == r))));
+        row.extend([
+            a.path.matches('/').count() as f32,
+            ln1(a.size as f32),
+            share(self.languages[&a.language], n),
+            ln1(self.names[file_name(&a.path)] as f32 - 1.0),
+            f32::from(u8::from(self.best_dir == Some(parent_dir(&a.path)))),
+            ln1(self.per_dir[parent_dir(&a.path)] as f32 - 1.0),
+            links.used_by_strong,
+            links.uses_strong,
+            ln1(links.used_by as f32),
+            links.callee_of_named,
+            co_change_best,
+        ]);
+    }
+
+    /// Evidence beyond the task's words (definitions as documents, past changes, the
+    /// vocabulary bridge) and the query's own shape.
+    fn beyond_words(&self, row: &mut Vec<f32>, i: usize) {
+        let inputs = self.inputs;
+        let (query, n) = (inputs.query, inputs.artifacts.len());
+        let defs = inputs.definitions.get(&i);
+        row.extend([
+            defs.map_or(0.0, |d| d.best),
+            ln1(defs.map_or(0, |d| d.matching) as f32),
+            defs.map_or(0.0, |d| d.title_cover),
+            evidence::strongest(&inputs.evidence[i], Channel::PastChange),
+            inputs.ambiguity,
+            ln1(n as f32),
+            ln1(query.terms.len() as f32),
+            ln1(query.symbols.len() as f32),
+            f32::from(u8::from(self.has_trace)),
+            inputs.bridge[i],
+            ln1(self.bridge_rank[&i] as f32),
+        ]);
+    }
 }
 
 /// A name shorter than this links nothing (`get`, `run`, `id`).

@@ -16,7 +16,7 @@
 //! (`@Component class StripeGateway implements PaymentGateway`): the latter is what
 //! the container injects, so its edge is the stronger one.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::Result;
 use crate::facts::{ArgKind, Facts};
@@ -84,8 +84,70 @@ impl RelationRule for Injection {
 
     fn apply(&self, context: &RuleContext<'_>, out: &mut Vec<(String, String, EdgeData)>) {
         let definers = Definers::build(context.artifacts);
-        // (family, class) → (file, marker) of component-marked classes;
-        // (family, supertype) → (file, class, marker) of component subtypes.
+        let providers = self.providers(context);
+        for (i, artifact) in context.artifacts.iter().enumerate() {
+            let Some(family) = artifact.language.name_family() else {
+                continue;
+            };
+            let requests = self.requests(&artifact.facts);
+            if requests.is_empty() {
+                continue;
+            }
+            let requester = Requester {
+                file: i,
+                family,
+                imports: imported(context, i),
+            };
+            let mut hits: BTreeMap<usize, Hit> = BTreeMap::new();
+            for request in &requests {
+                self.resolve(request, &requester, &definers, &providers, &mut hits);
+            }
+            for (target, hit) in hits {
+                out.push((
+                    artifact.path.clone(),
+                    context.artifacts[target].path.clone(),
+                    EdgeData {
+                        relation: self.relation,
+                        confidence: hit.confidence,
+                        rationale: hit.rationale,
+                    },
+                ));
+            }
+        }
+    }
+}
+
+/// The files that provide components: by (name family, class), the files and
+/// markers of component-marked classes; by (name family, supertype), the component
+/// classes that subtype it.
+struct Providers<'a> {
+    components: HashMap<(u8, &'a str), Vec<(usize, &'a str)>>,
+    subtypes: HashMap<(u8, &'a str), Vec<Subtype<'a>>>,
+}
+
+/// The file that requests, its name family and the files it imports.
+struct Requester {
+    file: usize,
+    family: u8,
+    imports: BTreeSet<usize>,
+}
+
+/// Keeps the strongest reason to link to `target`.
+fn keep_best(hits: &mut BTreeMap<usize, Hit>, target: usize, confidence: f32, rationale: String) {
+    if hits.get(&target).is_none_or(|h| confidence > h.confidence) {
+        hits.insert(
+            target,
+            Hit {
+                confidence,
+                rationale,
+            },
+        );
+    }
+}
+
+impl Injection {
+    /// The component-marked classes and their subtypes, over every file.
+    fn providers<'a>(&self, context: &RuleContext<'a>) -> Providers<'a> {
         let mut components: HashMap<(u8, &str), Vec<(usize, &str)>> = HashMap::new();
         let mut subtypes: HashMap<(u8, &str), Vec<Subtype<'_>>> = HashMap::new();
         for (i, artifact) in context.artifacts.iter().enumerate() {
@@ -114,118 +176,106 @@ impl RelationRule for Injection {
                 }
             }
         }
-        for (i, artifact) in context.artifacts.iter().enumerate() {
-            let Some(fam) = artifact.language.name_family() else {
-                continue;
+        Providers {
+            components,
+            subtypes,
+        }
+    }
+
+    /// The files that may satisfy one request, each kept with its strongest reason:
+    /// a request by call (`inject(Foo)`) links to the definers of the name; a typed
+    /// request links to the component classes that subtype the type, and to the
+    /// files that declare it (fully when it is a component there).
+    fn resolve(
+        &self,
+        request: &Request<'_>,
+        from: &Requester,
+        definers: &Definers<'_>,
+        providers: &Providers<'_>,
+        hits: &mut BTreeMap<usize, Hit>,
+    ) {
+        let (i, fam) = (from.file, from.family);
+        let who = if request.requester.is_empty() {
+            "this file".to_string()
+        } else {
+            format!("`{}`", request.requester)
+        };
+        if request.by_call {
+            let (targets, via_import) = pick(
+                definers.any(fam, request.wanted),
+                i,
+                request.wanted,
+                &from.imports,
+                MAX_DEFINERS,
+            );
+            let weight = if via_import {
+                1.0
+            } else {
+                1.0 / (targets.len().max(1) as f32).sqrt()
             };
-            let requests = self.requests(&artifact.facts);
-            if requests.is_empty() {
-                continue;
-            }
-            let imports = imported(context, i);
-            let mut hits: BTreeMap<usize, Hit> = BTreeMap::new();
-            let mut add = |target: usize, confidence: f32, rationale: String| {
-                let keep = hits.get(&target).is_none_or(|h| confidence > h.confidence);
-                if keep {
-                    hits.insert(
-                        target,
-                        Hit {
-                            confidence,
-                            rationale,
-                        },
-                    );
-                }
-            };
-            for request in &requests {
-                let who = if request.requester.is_empty() {
-                    "this file".to_string()
-                } else {
-                    format!("`{}`", request.requester)
-                };
-                if request.by_call {
-                    let (targets, via_import) = pick(
-                        definers.any(fam, request.wanted),
-                        i,
-                        request.wanted,
-                        &imports,
-                        MAX_DEFINERS,
-                    );
-                    let weight = if via_import {
-                        1.0
-                    } else {
-                        1.0 / (targets.len().max(1) as f32).sqrt()
-                    };
-                    for target in targets {
-                        add(
-                            target,
-                            self.confidence * weight,
-                            format!(
-                                "{who} is injected with `{}` through `{}` (line {}), provided here (rule {})",
-                                request.wanted, request.marker, request.line, self.name
-                            ),
-                        );
-                    }
-                    continue;
-                }
-                let provided: Vec<&Subtype<'_>> = subtypes
-                    .get(&(fam, request.wanted))
-                    .map(|list| list.iter().filter(|(f, _, _)| *f != i).collect())
-                    .unwrap_or_default();
-                if !provided.is_empty() && provided.len() <= MAX_DEFINERS {
-                    let weight = 1.0 / (provided.len() as f32).sqrt();
-                    for &&(file, class, marker) in &provided {
-                        add(
-                            file,
-                            self.confidence * weight,
-                            format!(
-                                "{who} is injected with `{}` (`{}`, line {}), provided by `@{marker} {class}` (rule {})",
-                                request.wanted, request.marker, request.line, self.name
-                            ),
-                        );
-                    }
-                }
-                let (declarers, _) = pick(
-                    definers.types(fam, request.wanted),
-                    i,
-                    request.wanted,
-                    &imports,
-                    MAX_DEFINERS,
+            for target in targets {
+                keep_best(
+                    hits,
+                    target,
+                    self.confidence * weight,
+                    format!(
+                        "{who} is injected with `{}` through `{}` (line {}), provided here (rule {})",
+                        request.wanted, request.marker, request.line, self.name
+                    ),
                 );
-                for file in declarers {
-                    let component = components
-                        .get(&(fam, request.wanted))
-                        .and_then(|list| list.iter().find(|(f, _)| *f == file));
-                    let (confidence, provider) = match component {
-                        Some((_, marker)) => (
-                            self.confidence,
-                            format!("provided by `@{marker} {}`", request.wanted),
-                        ),
-                        None => (
-                            self.confidence * DECLARATION_FACTOR,
-                            "declared here".to_string(),
-                        ),
-                    };
-                    add(
-                        file,
-                        confidence,
-                        format!(
-                            "{who} is injected with `{}` (`{}`, line {}), {provider} (rule {})",
-                            request.wanted, request.marker, request.line, self.name
-                        ),
-                    );
-                }
             }
-            for (target, hit) in hits {
-                out.push((
-                    artifact.path.clone(),
-                    context.artifacts[target].path.clone(),
-                    EdgeData {
-                        relation: self.relation,
-                        confidence: hit.confidence,
-                        rationale: hit.rationale,
-                    },
-                ));
+            return;
+        }
+        let provided: Vec<&Subtype<'_>> = providers
+            .subtypes
+            .get(&(fam, request.wanted))
+            .map(|list| list.iter().filter(|(f, _, _)| *f != i).collect())
+            .unwrap_or_default();
+        if !provided.is_empty() && provided.len() <= MAX_DEFINERS {
+            let weight = 1.0 / (provided.len() as f32).sqrt();
+            for &&(file, class, marker) in &provided {
+                keep_best(
+                    hits,
+                    file,
+                    self.confidence * weight,
+                    format!(
+                        "{who} is injected with `{}` (`{}`, line {}), provided by `@{marker} {class}` (rule {})",
+                        request.wanted, request.marker, request.line, self.name
+                    ),
+                );
             }
+        }
+        let (declarers, _) = pick(
+            definers.types(fam, request.wanted),
+            i,
+            request.wanted,
+            &from.imports,
+            MAX_DEFINERS,
+        );
+        for file in declarers {
+            let component = providers
+                .components
+                .get(&(fam, request.wanted))
+                .and_then(|list| list.iter().find(|(f, _)| *f == file));
+            let (confidence, provider) = match component {
+                Some((_, marker)) => (
+                    self.confidence,
+                    format!("provided by `@{marker} {}`", request.wanted),
+                ),
+                None => (
+                    self.confidence * DECLARATION_FACTOR,
+                    "declared here".to_string(),
+                ),
+            };
+            keep_best(
+                hits,
+                file,
+                confidence,
+                format!(
+                    "{who} is injected with `{}` (`{}`, line {}), {provider} (rule {})",
+                    request.wanted, request.marker, request.line, self.name
+                ),
+            );
         }
     }
 }

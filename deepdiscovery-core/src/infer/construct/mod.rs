@@ -59,6 +59,9 @@ const MAX_RELATIONS: usize = 200;
 /// Commits in the package's historical description at most.
 const MAX_HISTORY_ENTRIES: usize = 8;
 
+/// Runs Algorithm 1 for one task: Location, the graph of the task's neighbourhood,
+/// the expansion from the anchors, and the construction of the package; with the
+/// milliseconds of each stage, and the completion's feature rows.
 pub(super) fn run(
     session: &Session,
     task: &Task,
@@ -71,8 +74,76 @@ pub(super) fn run(
         .map(|model| LlmCaller::new(model, config.llm));
     let mut location = crate::locate::locate_with(session, task, &config.locate(), llm.as_ref())?;
     let location_ms = ms(started);
+    let (neighbourhood, scope_ms, graph_ms) = graph_of_task(session, config, &location)?;
+    if config.ablation.no_compression {
+        // A flat, non-adaptive path list in place of the adaptive view.
+        let listed: Vec<ArtifactInfo> = location
+            .ranked
+            .iter()
+            .filter_map(|r| neighbourhood.artifacts.get(&r.path).cloned())
+            .collect();
+        let scores: Vec<f32> = location.ranked.iter().map(|r| r.score).collect();
+        location.view = view::path_list(&listed, &scores, config.budget.location_tokens());
+    }
+    let scores = LocationScores::new(&location);
 
-    // The graph's scope: the whole repository, or the query's neighbourhood.
+    let t = Instant::now();
+    let relevant = TaskWords::new(task, &location);
+    let cards = CardCache::new(
+        session,
+        &neighbourhood.artifacts,
+        &relevant,
+        &location.described,
+    );
+    let expansion = expand_anchors(config, &location, &neighbourhood.graph, &scores, &cards);
+    let expansion_ms = ms(t);
+
+    let t = Instant::now();
+    let stage = Construction {
+        session,
+        task,
+        config,
+        llm: llm.as_ref(),
+        location: &location,
+        neighbourhood: &neighbourhood,
+        scores: &scores,
+        cards: &cards,
+        expansion: &expansion,
+    };
+    let (mut package, rows) = stage.construct();
+    package.budget.llm = llm.map(|c| c.usage());
+    package.budget.stages = [
+        ("location", location_ms),
+        ("scope", scope_ms),
+        ("graph", graph_ms),
+        ("expansion", expansion_ms),
+        ("construction", ms(t)),
+    ]
+    .into_iter()
+    .map(|(stage, millis)| StageCost {
+        stage: stage.into(),
+        millis,
+    })
+    .collect();
+    Ok((package, rows))
+}
+
+/// The graph a query expands in, and the listing it was built from.
+struct Neighbourhood {
+    graph: Arc<RepoGraph>,
+    /// Every artifact, by path (with the facts parsed so far).
+    artifacts: HashMap<String, ArtifactInfo>,
+    /// Files parsed for the query: the graph's scope and Location's candidates.
+    files_parsed: usize,
+}
+
+/// The graph's scope (the whole repository, or the query's neighbourhood grown from
+/// Location's seeds) and its graph; with the milliseconds of each.
+fn graph_of_task(
+    session: &Session,
+    config: &DiscoverConfig,
+    location: &Location,
+) -> Result<(Neighbourhood, f64, f64)> {
     let t = Instant::now();
     let listed = session.artifacts_listed();
     let scope = if config.full_graph {
@@ -82,7 +153,7 @@ pub(super) fn run(
             session,
             &listed,
             &location.words,
-            &seeds(&location, &config.scope.large_files(&listed)),
+            &seeds(location, &config.scope.large_files(&listed)),
             config.scope,
         )
     };
@@ -93,6 +164,7 @@ pub(super) fn run(
     } else {
         session.graph_of_listed(&scope)
     };
+    // Listed again: the graph parsed its scope.
     let artifacts: HashMap<String, ArtifactInfo> = session
         .artifacts_listed()
         .into_iter()
@@ -105,56 +177,73 @@ pub(super) fn run(
         .chain(&location.parsed)
         .collect::<BTreeSet<_>>()
         .len();
+    let neighbourhood = Neighbourhood {
+        graph,
+        artifacts,
+        files_parsed,
+    };
+    Ok((neighbourhood, scope_ms, graph_ms))
+}
 
-    if config.ablation.no_compression {
-        // A flat, non-adaptive path list in place of the adaptive view.
-        let listed: Vec<ArtifactInfo> = location
+/// Location's scores as the later steps read them.
+struct LocationScores {
+    /// Normalized, min-max over the candidate pool: 1 for the best file, 0 from the
+    /// pool's last candidate down (the role prior alone gives every source file a
+    /// floor that says nothing about the task).
+    normalized: HashMap<String, f32>,
+    /// Every path, as Location ranked them.
+    ranked: Vec<String>,
+    /// The anchors with their normalized scores.
+    anchors: Vec<(String, f32)>,
+}
+
+impl LocationScores {
+    fn new(location: &Location) -> Self {
+        let top = location.ranked.first().map_or(1.0, |r| r.score);
+        let floor = location
+            .ranked
+            .get(POOL.min(location.ranked.len()).saturating_sub(1))
+            .filter(|_| location.ranked.len() > 1)
+            .map_or(0.0, |r| r.score);
+        let spread = (top - floor).max(1e-6);
+        let normalized: HashMap<String, f32> = location
             .ranked
             .iter()
-            .filter_map(|r| artifacts.get(&r.path).cloned())
+            .map(|r| (r.path.clone(), ((r.score - floor) / spread).clamp(0.0, 1.0)))
             .collect();
-        let scores: Vec<f32> = location.ranked.iter().map(|r| r.score).collect();
-        location.view = view::path_list(&listed, &scores, config.budget.location_tokens());
+        let anchors = location
+            .anchors
+            .iter()
+            .map(|a| {
+                let score = normalized.get(&a.path).copied().unwrap_or(0.0);
+                (a.path.clone(), score)
+            })
+            .collect();
+        LocationScores {
+            normalized,
+            ranked: location.ranked.iter().map(|r| r.path.clone()).collect(),
+            anchors,
+        }
     }
+}
 
-    // Normalized Location scores, min-max over the candidate pool: 1 for the best
-    // file, 0 from the pool's last candidate down (the role prior alone gives every
-    // source file a floor that says nothing about the task).
-    let top = location.ranked.first().map_or(1.0, |r| r.score);
-    let floor = location
-        .ranked
-        .get(POOL.min(location.ranked.len()).saturating_sub(1))
-        .filter(|_| location.ranked.len() > 1)
-        .map_or(0.0, |r| r.score);
-    let spread = (top - floor).max(1e-6);
-    let normalized: HashMap<String, f32> = location
-        .ranked
-        .iter()
-        .map(|r| (r.path.clone(), ((r.score - floor) / spread).clamp(0.0, 1.0)))
-        .collect();
-    let ranked_paths: Vec<String> = location.ranked.iter().map(|r| r.path.clone()).collect();
-    let relevant = TaskWords::new(task, &location);
-
-    let t = Instant::now();
-    let cards = CardCache::new(session, &artifacts, &relevant, &location.described);
+/// Algorithm 1, lines 3–12: the expansion from the anchors over the graph, within
+/// the tokens Location's view leaves.
+fn expand_anchors(
+    config: &DiscoverConfig,
+    location: &Location,
+    graph: &RepoGraph,
+    scores: &LocationScores,
+    cards: &CardCache<'_>,
+) -> Expansion {
     let card_tokens = |path: &str| cards.tokens(path);
     let prior = |role: Role| task_type::blended_prior(location.task_type, role);
     let budget = config.budget;
-    let input_anchors: Vec<(String, f32)> = location
-        .anchors
-        .iter()
-        .map(|a| {
-            (
-                a.path.clone(),
-                normalized.get(&a.path).copied().unwrap_or(0.0),
-            )
-        })
-        .collect();
     let input = ExpandInput {
-        graph: &graph,
-        anchors: input_anchors.clone(),
-        location: &normalized,
-        ranked: &ranked_paths,
+        graph,
+        anchors: scores.anchors.clone(),
+        location: &scores.normalized,
+        ranked: &scores.ranked,
         card_tokens: &card_tokens,
         prior: &prior,
         tau: config.tau,
@@ -163,105 +252,104 @@ pub(super) fn run(
         max_tokens: budget.max_tokens - budget.location_tokens(),
         ablation: config.ablation,
     };
-    let expansion = expand::expand(&input);
-    let expansion_ms = ms(t);
+    expand::expand(&input)
+}
 
-    let t = Instant::now();
-    // Location-only (Table III) returns the anchors as Location ranked them.
-    let (ordered, weak, filtered, rows) = if config.ablation.location_only {
-        let anchors = expansion
+/// What the construction of the package reads.
+struct Construction<'a> {
+    session: &'a Session,
+    task: &'a Task,
+    config: &'a DiscoverConfig,
+    llm: Option<&'a LlmCaller<'a>>,
+    location: &'a Location,
+    neighbourhood: &'a Neighbourhood,
+    scores: &'a LocationScores,
+    cards: &'a CardCache<'a>,
+    expansion: &'a Expansion,
+}
+
+impl Construction<'_> {
+    /// Algorithm 1, lines 13–17: the expanded context ordered (clustered, filtered,
+    /// re-ranked and completed; Location-only keeps the anchors as Location ranked
+    /// them), each file's view chosen metadata first (Eq. 8, with a model's judgment
+    /// of the borderline files), fitted to Γ_max. With the completion's feature rows.
+    fn construct(&self) -> (ContextPackage, FeatureTable) {
+        let (config, location, expansion) = (self.config, self.location, self.expansion);
+        let (graph, artifacts) = (&self.neighbourhood.graph, &self.neighbourhood.artifacts);
+        let (ordered, weak, filtered, rows) = if config.ablation.location_only {
+            let anchors = expansion
+                .selected
+                .iter()
+                .map(|s| (s.clone(), s.location))
+                .collect();
+            (anchors, Vec::new(), Vec::new(), FeatureTable::default())
+        } else {
+            order_context(&Ordering {
+                expansion,
+                cards: self.cards,
+                location,
+                config,
+                graph,
+                anchors: &self.scores.anchors,
+                ranked: &self.scores.ranked,
+                normalized: &self.scores.normalized,
+                artifacts,
+            })
+        };
+        let mut package = new_package(
+            self.task,
+            location,
+            expansion,
+            config.budget,
+            self.session.stats().skipped,
+            filtered,
+            self.neighbourhood.files_parsed,
+        );
+        let by_path: HashMap<&str, &Selected> = expansion
             .selected
             .iter()
-            .map(|s| (s.clone(), s.location))
+            .map(|s| (s.path.as_str(), s))
             .collect();
-        (anchors, Vec::new(), Vec::new(), FeatureTable::default())
-    } else {
-        order_context(&Ordering {
-            expansion: &expansion,
-            cards: &cards,
-            location: &location,
+        let prior = |role: Role| task_type::blended_prior(location.task_type, role);
+        let mut candidates: Vec<PackageFile> = ordered
+            .iter()
+            .map(|(s, score)| {
+                build_file(
+                    self.session,
+                    self.cards,
+                    artifacts,
+                    &by_path,
+                    s,
+                    *score,
+                    prior(s.role),
+                )
+            })
+            .collect();
+        // Eq. 8 with a model: its judgment of the borderline entities.
+        if let Some(llm) = self.llm
+            && !config.ablation.no_metadata_first
+        {
+            super::judge::promotion(llm, &self.task.text, config.kappa, &mut candidates);
+        }
+        // The history the graph was built with: no second trip to git.
+        let past = if config.ablation.no_history {
+            None
+        } else {
+            graph.history()
+        };
+        fit_to_budget(
+            &mut package,
+            candidates,
+            graph,
             config,
-            graph: &graph,
-            anchors: &input_anchors,
-            ranked: &ranked_paths,
-            normalized: &normalized,
-            artifacts: &artifacts,
-        })
-    };
-    let mut package = new_package(
-        task,
-        &location,
-        &expansion,
-        budget,
-        session.stats().skipped,
-        filtered,
-        files_parsed,
-    );
-    let by_path: HashMap<&str, &Selected> = expansion
-        .selected
-        .iter()
-        .map(|s| (s.path.as_str(), s))
-        .collect();
-    let mut candidates: Vec<PackageFile> = ordered
-        .iter()
-        .map(|(s, score)| {
-            build_file(
-                session,
-                &cards,
-                &artifacts,
-                &by_path,
-                s,
-                *score,
-                prior(s.role),
-            )
-        })
-        .collect();
-    // Eq. 8 with a model: its judgment of the borderline entities.
-    if let Some(llm) = &llm
-        && !config.ablation.no_metadata_first
-    {
-        super::judge::promotion(llm, &task.text, config.kappa, &mut candidates);
+            self.cards,
+            self.session,
+            past,
+        );
+        package.ranked_files =
+            ranked_files(&ordered, &weak, &package, location, &self.scores.normalized);
+        (package, rows)
     }
-    // The history the graph was built with: no second trip to git.
-    let past = if config.ablation.no_history {
-        None
-    } else {
-        graph.history()
-    };
-    fit_to_budget(
-        &mut package,
-        candidates,
-        &graph,
-        config,
-        &cards,
-        session,
-        past,
-    );
-    package.ranked_files = ranked_files(&ordered, &weak, &package, &location, &normalized);
-    package.budget.llm = llm.map(|c| c.usage());
-    package.budget.stages = vec![
-        StageCost {
-            stage: "location".into(),
-            millis: location_ms,
-        },
-        StageCost {
-            stage: "scope".into(),
-            millis: scope_ms,
-        },
-        StageCost {
-            stage: "graph".into(),
-            millis: graph_ms,
-        },
-        StageCost {
-            stage: "expansion".into(),
-            millis: expansion_ms,
-        },
-        StageCost {
-            stage: "construction".into(),
-            millis: ms(t),
-        },
-    ];
-    Ok((package, rows))
 }
 
 /// What ordering the context reads (see [`order_context`]).

@@ -78,7 +78,22 @@ pub(super) fn scan_segment(text: &str, ctx: Context, out: &mut Collector) {
     if text.trim().is_empty() {
         return;
     }
-    // URLs: code-host file links still name a file; everything else is dropped.
+    // Each pass takes its cues and blanks them out of the text the next pass reads.
+    let text = urls(text, out);
+    let text = test_ids_with_paths(&text, out);
+    let text = file_paths(&text, out);
+    let text = flags_and_placeholders(&text, ctx, out);
+    let text = routes(&text, out);
+    let text = test_ids_of_classes(&text, out);
+    let text = dotted_keys(&text, out);
+    let has_import = text.contains("import");
+    let text = qualified_names(&text, ctx, has_import, out);
+    identifiers(&text, ctx, has_import, out);
+}
+
+/// URLs: code-host file links still name a file; everything else is dropped (and so
+/// are e-mail addresses).
+fn urls(text: &str, out: &mut Collector) -> String {
     let mut ranges = Vec::new();
     for m in URL.find_iter(text) {
         if let Some(c) = URL_BLOB.captures(m.as_str()) {
@@ -93,23 +108,27 @@ pub(super) fn scan_segment(text: &str, ctx: Context, out: &mut Collector) {
         ranges.push((m.start(), m.end()));
     }
     ranges.sort_unstable();
-    let text = blank(text, &ranges);
+    blank(text, &ranges)
+}
 
-    // Test ids with a file part.
+/// Test ids with a file part (`tests/test_x.py::test_y`).
+fn test_ids_with_paths(text: &str, out: &mut Collector) -> String {
     let mut ranges = Vec::new();
-    for m in TEST_ID_PATH.find_iter(&text) {
+    for m in TEST_ID_PATH.find_iter(text) {
         let id = strip_params(m.as_str()).replace('\\', "/");
         out.add(CueKind::TestId, &id, weight::PATH);
         ranges.push((m.start(), m.end()));
     }
-    let text = blank(&text, &ranges);
+    blank(text, &ranges)
+}
 
-    // File paths.
+/// File paths (not calls like `response.json()`, not `self.x`).
+fn file_paths(text: &str, out: &mut Collector) -> String {
     let start = text.trim_start();
     let diff_header =
         start.starts_with("--- ") || start.starts_with("+++ ") || start.starts_with("diff --git");
     let mut ranges = Vec::new();
-    for m in PATH.find_iter(&text) {
+    for m in PATH.find_iter(text) {
         let after = text[m.end()..].chars().next();
         if after == Some('(') {
             // `response.json()` is a call, not a file.
@@ -140,17 +159,20 @@ pub(super) fn scan_segment(text: &str, ctx: Context, out: &mut Collector) {
         out.add(CueKind::Path, &path, w);
         ranges.push((m.start(), m.end()));
     }
-    let text = blank(&text, &ranges);
+    blank(text, &ranges)
+}
 
-    // CLI flags, Java system properties and placeholders.
+/// CLI flags, Java system properties and placeholders (short flags only on a
+/// command line).
+fn flags_and_placeholders(text: &str, ctx: Context, out: &mut Collector) -> String {
     let mut ranges = Vec::new();
-    for c in LONG_FLAG.captures_iter(&text) {
+    for c in LONG_FLAG.captures_iter(text) {
         if let Some(m) = c.get(1) {
             out.add(CueKind::CliFlag, m.as_str(), weight::LONG_FLAG);
             ranges.push((m.start(), c.get(0).map_or(m.end(), |a| a.end())));
         }
     }
-    for c in SYSTEM_PROPERTY.captures_iter(&text) {
+    for c in SYSTEM_PROPERTY.captures_iter(text) {
         if let (Some(all), Some(key)) = (c.get(0), c.get(1)) {
             out.add(CueKind::ConfigKey, key.as_str(), weight::CONFIG_KEY);
             ranges.push((all.start(), all.end()));
@@ -163,13 +185,13 @@ pub(super) fn scan_segment(text: &str, ctx: Context, out: &mut Collector) {
         || trimmed.starts_with("> ")
         || !ranges.is_empty();
     if command_line {
-        for c in SHORT_FLAG.captures_iter(&text) {
+        for c in SHORT_FLAG.captures_iter(text) {
             if let Some(m) = c.get(1) {
                 out.add(CueKind::CliFlag, m.as_str(), weight::SHORT_FLAG);
             }
         }
     }
-    for c in PLACEHOLDER.captures_iter(&text) {
+    for c in PLACEHOLDER.captures_iter(text) {
         if let (Some(all), Some(inner)) = (c.get(0), c.get(1)) {
             // `${a.b:default}` names the key `a.b`; `${this.x}` is a template expression.
             let key = inner.as_str().split(':').next().unwrap_or("");
@@ -186,11 +208,13 @@ pub(super) fn scan_segment(text: &str, ctx: Context, out: &mut Collector) {
         }
     }
     ranges.sort_unstable();
-    let text = blank(&text, &ranges);
+    blank(text, &ranges)
+}
 
-    // Routes.
+/// Routes (`GET /api/users/{id}`).
+fn routes(text: &str, out: &mut Collector) -> String {
     let mut ranges = Vec::new();
-    for c in ROUTE.captures_iter(&text) {
+    for c in ROUTE.captures_iter(text) {
         if let Some(m) = c.get(1) {
             if let Some(route) = route_text(m.as_str()) {
                 out.add(CueKind::Route, &route, weight::ROUTE);
@@ -198,19 +222,23 @@ pub(super) fn scan_segment(text: &str, ctx: Context, out: &mut Collector) {
             ranges.push((m.start(), m.end()));
         }
     }
-    let text = blank(&text, &ranges);
+    blank(text, &ranges)
+}
 
-    // Test ids without a file part (`FooTest#bar`, `TestFoo.testBar`).
+/// Test ids without a file part (`FooTest#bar`, `TestFoo.testBar`).
+fn test_ids_of_classes(text: &str, out: &mut Collector) -> String {
     let mut ranges = Vec::new();
-    for m in TEST_ID_CLASS.find_iter(&text) {
+    for m in TEST_ID_CLASS.find_iter(text) {
         out.add(CueKind::TestId, m.as_str(), weight::TEST_ID);
         ranges.push((m.start(), m.end()));
     }
-    let text = blank(&text, &ranges);
+    blank(text, &ranges)
+}
 
-    // Dotted keys with dashes (`server.max-http-header-size`): never code names.
+/// Dotted keys with dashes (`server.max-http-header-size`): never code names.
+fn dotted_keys(text: &str, out: &mut Collector) -> String {
     let mut ranges = Vec::new();
-    for m in DOTTED_KEY.find_iter(&text) {
+    for m in DOTTED_KEY.find_iter(text) {
         let key = m.as_str();
         if key.contains('-') && !text[m.end()..].starts_with(['.', '(']) {
             let tld = key.rsplit('.').next().is_some_and(|l| TLDS.contains(&l));
@@ -220,22 +248,27 @@ pub(super) fn scan_segment(text: &str, ctx: Context, out: &mut Collector) {
             ranges.push((m.start(), m.end()));
         }
     }
-    let text = blank(&text, &ranges);
+    blank(text, &ranges)
+}
 
-    // Qualified names.
-    let has_import = text.contains("import");
+/// Qualified names (`django.db.models.Q`, `Foo::bar`), read as modules, classes or
+/// members.
+fn qualified_names(text: &str, ctx: Context, has_import: bool, out: &mut Collector) -> String {
     let mut ranges = Vec::new();
-    for m in QUALIFIED.find_iter(&text) {
+    for m in QUALIFIED.find_iter(text) {
         let called = text[m.end()..].starts_with('(');
         scan_qualified(m.as_str(), ctx, called || has_import, out);
         ranges.push((m.start(), m.end()));
     }
-    let text = blank(&text, &ranges);
+    blank(text, &ranges)
+}
 
-    // Remaining identifiers.
+/// The identifiers left: each with the word before it, whether it is called, and
+/// whether the segment imports.
+fn identifiers(text: &str, ctx: Context, has_import: bool, out: &mut Collector) {
     let mut previous: Option<(String, usize)> = None;
     let whole = matches!(ctx, Context::Inline { whole: true });
-    for m in IDENT.find_iter(&text) {
+    for m in IDENT.find_iter(text) {
         let word = m.as_str();
         let before = previous
             .take()

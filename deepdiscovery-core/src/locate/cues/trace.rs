@@ -184,92 +184,127 @@ pub(super) fn parse_u32(s: &str) -> Option<u32> {
 /// function on its own line above the location); the returned flag says whether that
 /// line was used.
 pub(super) fn parse_frame(line: &str, prev: Option<&str>) -> Option<(Frame, bool)> {
-    let frame = |file: &str, line_no: Option<u32>, function: Option<String>, order, family| {
-        normalize_frame_file(file).map(|file| Frame {
-            file,
-            line: line_no,
-            function,
-            order,
-            family,
-            index: None,
-        })
-    };
+    // The first layout that matches decides: a match whose file is no file gives no
+    // frame.
+    if let Some(found) = single_line_frame(line) {
+        return found.map(|f| (f, false));
+    }
+    if let Some(found) = frame_with_function_above(line, prev) {
+        return found;
+    }
+    let c = PYTEST_FRAME.captures(line)?;
+    let function = c.get(3).and_then(|m| frame_function(m.as_str()));
+    let f = make_frame(
+        &c[1],
+        parse_u32(&c[2]),
+        function,
+        Order::InnermostLast,
+        "python",
+    )?;
+    Some((f, false))
+}
+
+/// A frame of a layout that names its file and function on one line (Python, C#,
+/// JVM, a Rust panic, PHP, native, Ruby): `Some` when a layout matches, with no
+/// frame when its file is no file.
+fn single_line_frame(line: &str) -> Option<Option<Frame>> {
     if let Some(c) = PY_FRAME
         .captures(line)
         .or_else(|| IPYTHON_FRAME.captures(line))
     {
         let function = c.get(3).and_then(|m| frame_function(m.as_str()));
-        let f = frame(
+        let Some(f) = make_frame(
             &c[1],
             parse_u32(&c[2]),
             function,
             Order::InnermostLast,
             "python",
-        )?;
-        return Some((f, false));
+        ) else {
+            return Some(None);
+        };
+        return Some(Some(f));
     }
     if let Some(c) = CSHARP_FRAME.captures(line) {
         let function = frame_function(&c[1]);
-        let f = frame(
+        let Some(f) = make_frame(
             &c[2],
             parse_u32(&c[3]),
             function,
             Order::InnermostFirst,
             "csharp",
-        )?;
-        return Some((f, false));
+        ) else {
+            return Some(None);
+        };
+        return Some(Some(f));
     }
     if let Some(c) = JAVA_FRAME.captures(line) {
         let path = jvm_frame_path(&c[1], &c[2]);
         let function = frame_function(&c[1]);
-        let f = frame(
+        let Some(f) = make_frame(
             &path,
             parse_u32(&c[3]),
             function,
             Order::InnermostFirst,
             "jvm",
-        )?;
-        return Some((f, false));
+        ) else {
+            return Some(None);
+        };
+        return Some(Some(f));
     }
     if let Some(c) = RUST_PANIC.captures(line) {
-        let f = frame(&c[2], parse_u32(&c[3]), None, Order::InnermostFirst, "rust")?;
-        return Some((f, false));
+        let Some(f) = make_frame(&c[2], parse_u32(&c[3]), None, Order::InnermostFirst, "rust")
+        else {
+            return Some(None);
+        };
+        return Some(Some(f));
     }
     if let Some(c) = PHP_FRAME.captures(line) {
         let function = frame_function(&c[4]);
-        let mut f = frame(
+        let Some(mut f) = make_frame(
             &c[2],
             parse_u32(&c[3]),
             function,
             Order::InnermostFirst,
             "php",
-        )?;
+        ) else {
+            return Some(None);
+        };
         f.index = parse_u32(&c[1]);
-        return Some((f, false));
+        return Some(Some(f));
     }
     if let Some(c) = NATIVE_FRAME.captures(line) {
         let function = frame_function(&c[2]);
-        let mut f = frame(
+        let Some(mut f) = make_frame(
             &c[3],
             parse_u32(&c[4]),
             function,
             Order::InnermostFirst,
             "native",
-        )?;
+        ) else {
+            return Some(None);
+        };
         f.index = parse_u32(&c[1]);
-        return Some((f, false));
+        return Some(Some(f));
     }
     if let Some(c) = RUBY_FRAME.captures(line) {
         let function = frame_function(&c[3]);
-        let f = frame(
+        let Some(f) = make_frame(
             &c[1],
             parse_u32(&c[2]),
             function,
             Order::InnermostFirst,
             "ruby",
-        )?;
-        return Some((f, false));
+        ) else {
+            return Some(None);
+        };
+        return Some(Some(f));
     }
+    None
+}
+
+/// A frame of a layout that may name its function on the line above (JavaScript
+/// and Rust backtraces, Go), with whether it did (`Some` when a layout matches).
+fn frame_with_function_above(line: &str, prev: Option<&str>) -> Option<Option<(Frame, bool)>> {
     if let Some(c) = JS_FRAME.captures(line) {
         let file = &c[2];
         let rust = file.ends_with(".rs");
@@ -283,39 +318,50 @@ pub(super) fn parse_frame(line: &str, prev: Option<&str>) -> Option<(Frame, bool
             None => (None, false),
         };
         let family = if rust { "rust" } else { "js" };
-        let f = frame(
+        let Some(f) = make_frame(
             file,
             parse_u32(&c[3]),
             function,
             Order::InnermostFirst,
             family,
-        )?;
-        return Some((f, used_prev));
+        ) else {
+            return Some(None);
+        };
+        return Some(Some((f, used_prev)));
     }
     if let Some(c) = GO_FILE_LINE.captures(line) {
         let (function, used_prev) = match prev.and_then(|p| GO_FUNC_LINE.captures(p)) {
             Some(p) => (frame_function(&p[1]), true),
             None => (None, false),
         };
-        let f = frame(
+        let Some(f) = make_frame(
             &c[1],
             parse_u32(&c[2]),
             function,
             Order::InnermostFirst,
             "go",
-        )?;
-        return Some((f, used_prev));
-    }
-    if let Some(c) = PYTEST_FRAME.captures(line) {
-        let function = c.get(3).and_then(|m| frame_function(m.as_str()));
-        let f = frame(
-            &c[1],
-            parse_u32(&c[2]),
-            function,
-            Order::InnermostLast,
-            "python",
-        )?;
-        return Some((f, false));
+        ) else {
+            return Some(None);
+        };
+        return Some(Some((f, used_prev)));
     }
     None
+}
+
+/// A frame, when `file` is a file.
+fn make_frame(
+    file: &str,
+    line: Option<u32>,
+    function: Option<String>,
+    order: Order,
+    family: &'static str,
+) -> Option<Frame> {
+    normalize_frame_file(file).map(|file| Frame {
+        file,
+        line,
+        function,
+        order,
+        family,
+        index: None,
+    })
 }

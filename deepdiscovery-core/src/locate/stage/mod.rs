@@ -38,11 +38,13 @@ use crate::term_store::FileTerms;
 mod cue_evidence;
 mod lending;
 mod query;
+mod reading;
 
 pub(crate) use cue_evidence::cue_symbol;
 use cue_evidence::*;
 use lending::*;
 use query::*;
+use reading::*;
 
 /// The session's name for the lexical pass's per-file results.
 const LEXICAL_PASS: &str = "lexical";
@@ -76,7 +78,11 @@ const MAX_CUE_FILES: usize = 30;
 /// (multilingual FRR@10 61.5% → 66.7%, Lite FRR@1 50.9% → 55.7% at 3).
 const TITLE_EMPHASIS: f32 = 3.0;
 
-/// Runs the Location stage.
+/// Runs the Location stage, phase by phase as Algorithm 1 reads: the task read
+/// against the repository (§III.C.1), the lexical pass and Eq. 6's terms over every
+/// file, the evidence behind s_rule, a first Eq. 6 score, full facts for the best
+/// candidates (§III.C.2), the plug-ins' judgments, evidence lent between files, the
+/// learned re-ranking, and the stage's answer (§III.C.3).
 pub(crate) fn run(
     session: &Session,
     task: &Task,
@@ -89,178 +95,221 @@ pub(crate) fn run(
     // The narrowing below parses the best candidates: their grammars compile
     // meanwhile.
     session.prepare_grammars();
-    let listed: Vec<ListedFile<'_>> = artifacts
-        .iter()
-        .map(|a| ListedFile {
-            path: &a.path,
-            language: a.language,
-            role: a.role,
-        })
-        .collect();
-    let read = |path: &str| session.read_text(path);
-    let environment = Environment::infer(&listed, &read);
-    // What the author wrote: issue templates' HTML comments ("this template applies to
-    // bug reports, feature proposals and documentation requests…") are not the task.
-    // Nor is the environment the reporter pasted (versions of everything installed).
-    let text = report::strip(&cues::strip_html_comments(&task.text));
-    // Nor are the lines it repeats from the repository's issue templates.
-    let templates: Vec<String> = artifacts
-        .iter()
-        .filter(|a| template::is_issue_template(&a.path))
-        .filter_map(|a| session.read_text(&a.path))
-        .collect();
-    let text = template::TemplateEcho::new(templates.iter().map(String::as_str)).strip(&text);
-    let text = text.as_str();
-    let mut task_type = task_type::classify(text);
-    // With a language model: its reading of the task type, modules and constraints.
-    let judgment = llm.and_then(|llm| assist::environment(llm, text, &environment));
-    let judgment = judgment.unwrap_or_default();
-    if let Some(judged) = judgment.task_type {
-        task_type = (judged, assist::JUDGED_TYPE_CONFIDENCE);
-    }
+    let files = Files::new(&artifacts);
+    let reading = read_task(session, task, &artifacts, config, llm);
+    let lexical = lexical_terms(session, &reading, &files, config);
+    let (evidence, co_changes) = rule_evidence(session, config, &files, &reading, &lexical);
+    let (mut board, wordless) = first_scores(config, &files, &reading, &lexical, evidence);
+    let narrowed = narrow(session, config, &files, &board, &wordless, &lexical);
+    let described = read_candidates(session, &files, &reading, &lexical, &narrowed, &mut board);
+    let notes = consult_plugins(
+        session, config, llm, &files, &reading, &lexical, &narrowed, &mut board,
+    );
+    lend_and_rescore(config, &files, &narrowed.candidates, &mut board);
+    let learned = learned_ranking(
+        config,
+        &files,
+        &reading,
+        &lexical,
+        &narrowed,
+        &co_changes,
+        &described,
+        &wordless,
+        &mut board,
+    );
+    Ok(answer(
+        task,
+        config,
+        &files,
+        Phases {
+            reading,
+            lexical,
+            narrowed,
+            described,
+            board,
+            learned,
+            notes,
+        },
+        start.elapsed().as_secs_f64() * 1e3,
+    ))
+}
 
-    // Cues from the text and from the caller's hints.
-    let mut all_cues = cues::extract(text);
-    all_cues.extend(hint_cues(task));
-    let mut query = build_query(text, &all_cues);
-    if !config.ablation.no_bridge
-        && let Some(bridge) = session.bridge()
-    {
-        query.expand(bridge);
-    }
-    let paths: Vec<&str> = artifacts.iter().map(|a| a.path.as_str()).collect();
-    let scanner = lexical::Scanner::new(&query);
-    let (stats, by_path_alone) = lexical_pass(session, &query, &scanner, &paths, config);
-    let view = lexical::aggregate(&query, stats);
-    let words: HashMap<String, Arc<[u32]>> = paths
-        .iter()
-        .zip(&view.files)
-        .map(|(path, stats)| (path.to_string(), Arc::clone(&stats.words)))
-        .collect();
-
-    let resolver = LexicalResolver {
-        artifacts: &artifacts,
-        view: &view,
-        query: &query,
-    };
-    let resolved: Vec<ResolvedCue> = cues::resolve(&all_cues, &resolver)
-        .into_iter()
-        .filter(|r| r.files.len() <= MAX_CUE_FILES)
-        .collect();
-
-    let mut scope = environment.module_scope(text);
-    for &module in &judgment.modules {
-        match scope.iter_mut().find(|(m, _)| *m == module) {
-            Some(entry) => entry.1 = entry.1.max(JUDGED_MODULE_SCOPE),
-            None => scope.push((module, JUDGED_MODULE_SCOPE)),
-        }
-    }
-    let n = artifacts.len();
-    let mut sem = vec![0.0f32; n];
-    let mut sem_terms: Vec<Vec<(usize, f32)>> = vec![Vec::new(); n];
-    for i in 0..n {
-        let (s, parts) = view.bm25f(&query, i);
-        sem[i] = s;
-        sem_terms[i] = parts;
-    }
-    // The vocabulary bridge: the words of the code the task's words translate to.
-    // Each file's score and its strongest expansion terms (what explains it).
-    let mut bridged = vec![0.0f32; n];
-    let mut bridge_terms: Vec<Vec<(usize, f32)>> = vec![Vec::new(); n];
-    if !query.expansion.is_empty() {
-        for i in 0..n {
-            (bridged[i], bridge_terms[i]) = view.bridge(&query, i);
-        }
-        score::normalize_max(&mut bridged);
-    }
-    let mut sorted = sem.clone();
-    sorted.sort_by(|a, b| b.total_cmp(a));
-    let ambiguity = score::ambiguity(&sorted);
-    let mut weights = score::weights(config.preset, n, ambiguity);
-    score::normalize_max(&mut sem);
-    let sum = module_alignment(&artifacts, &view, &query, &environment, &scope);
-
-    let by_path: HashMap<&str, usize> = artifacts
-        .iter()
-        .enumerate()
-        .map(|(i, a)| (a.path.as_str(), i))
-        .collect();
-    let (mut evidence, package_modules) = cue_signals(&resolved, &query, &view, &by_path, n);
+/// The evidence behind s_rule (Eq. 6): the resolved cues, the packages and file
+/// names the task writes, the rule templates, and the repository's past (co-change
+/// with strongly cued files, then past changes like the task). Per file, with every
+/// co-change link (for the learned scorer).
+fn rule_evidence(
+    session: &Session,
+    config: &LocateConfig,
+    files: &Files<'_>,
+    reading: &Reading,
+    lexical: &Lexical,
+) -> (Vec<Vec<Signal>>, history::CoChanges) {
+    let (artifacts, query) = (files.artifacts, &reading.query);
+    let (mut evidence, package_modules) = cue_signals(
+        &lexical.resolved,
+        query,
+        &lexical.view,
+        &files.by_path,
+        files.len(),
+    );
     // A package the task names (`sphinx.ext.napoleon`) is its modules as much as its
     // `__init__.py`: they share the evidence.
-    spread_to_modules(&artifacts, &package_modules, &mut evidence);
-    let named = stems_in_task(&artifacts, text, &all_cues, &mut evidence);
-    name_templates(&artifacts, &query, &named, &mut evidence);
-    // The repository's past: co-change with strongly cued files.
+    spread_to_modules(artifacts, &package_modules, &mut evidence);
+    let named = stems_in_task(artifacts, &reading.text, &reading.cues, &mut evidence);
+    name_templates(artifacts, query, &named, &mut evidence);
     let mut co_changes = history::CoChanges::new();
     if !config.ablation.no_history
         && let Some(past) = session.history_listed()
     {
-        co_changes = history::apply(&past, &paths, &by_path, &mut evidence);
+        co_changes = history::apply(&past, &files.paths, &files.by_path, &mut evidence);
         // After co-change: a file the past lends to seeds no co-change of its own.
         if !config.ablation.no_past_changes {
-            past_changes::apply(&past, &query, &by_path, &mut evidence);
+            past_changes::apply(&past, query, &files.by_path, &mut evidence);
         }
     }
+    (evidence, co_changes)
+}
 
+/// Eq. 6 over every file: the weights, each file's terms and the evidence behind its
+/// s_rule, and the scores they combine to.
+struct Board {
+    weights: super::Weights,
+    terms: Vec<Terms>,
+    evidence: Vec<Vec<Signal>>,
+    scores: Vec<f32>,
+}
+
+impl Board {
+    /// Scores file `i` again from its evidence and its terms.
+    fn rescore(&mut self, i: usize, config: &LocateConfig) {
+        self.terms[i].rule = evidence::rule_term(&self.evidence[i]);
+        self.scores[i] = score::combine(&self.weights, &self.terms[i], &config.ablation);
+    }
+}
+
+/// The first Eq. 6 score of every file. Files whose words say nothing of the task
+/// are scored without their words, and marked (the learned scorer, which reads words
+/// in many ways, does not rank them at all).
+fn first_scores(
+    config: &LocateConfig,
+    files: &Files<'_>,
+    reading: &Reading,
+    lexical: &Lexical,
+    evidence: Vec<Vec<Signal>>,
+) -> (Board, Vec<bool>) {
+    let n = files.len();
     let mut terms: Vec<Terms> = (0..n)
         .map(|i| Terms {
-            sem: sem[i],
-            sum: sum[i],
+            sem: lexical.sem[i],
+            sum: lexical.sum[i],
             rule: evidence::rule_term(&evidence[i]),
-            prior: task_type::blended_prior(task_type, artifacts[i].role),
+            prior: task_type::blended_prior(reading.task_type, files.artifacts[i].role),
         })
         .collect();
-    // Files whose words say nothing of the task: Eq. 6 scores them without their
-    // words, and the learned scorer, which reads words in many ways, not at all.
-    let wordless = silence_wordless(&artifacts, &paths, &mut terms);
-    let mut scores: Vec<f32> = terms
+    let wordless = silence_wordless(files.artifacts, &files.paths, &mut terms);
+    let weights = score::weights(config.preset, n, lexical.ambiguity);
+    let scores: Vec<f32> = terms
         .iter()
         .map(|t| score::combine(&weights, t, &config.ablation))
         .collect();
+    let board = Board {
+        weights,
+        terms,
+        evidence,
+        scores,
+    };
+    (board, wordless)
+}
 
-    // Narrowing: full facts only for the best candidates.
+/// The candidates that get full facts (§III.C.2, adaptive compression).
+struct Narrowed {
+    /// How many candidates the scores choose.
+    wanted: usize,
+    /// The best files by the first scores, then the bridge's picks.
+    candidates: Vec<usize>,
+    /// The files the vocabulary bridge finds best: candidates whatever their score.
+    bridge_picks: Vec<usize>,
+    /// The candidates' facts, by path.
+    facts: Vec<(String, Arc<crate::facts::Facts>)>,
+}
+
+/// Narrowing: full tree-sitter facts only for the best candidates by the first
+/// scores, and for the files the bridge finds best (their words may not be the
+/// task's at all).
+fn narrow(
+    session: &Session,
+    config: &LocateConfig,
+    files: &Files<'_>,
+    board: &Board,
+    wordless: &[bool],
+    lexical: &Lexical,
+) -> Narrowed {
+    let n = files.len();
     let wanted = MIN_CANDIDATES.max(config.anchors * 8).min(n);
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| {
-        scores[b]
-            .total_cmp(&scores[a])
-            .then(artifacts[a].path.cmp(&artifacts[b].path))
-    });
-    let mut candidates: Vec<usize> = order.iter().copied().take(wanted).collect();
-    // The files the bridge finds best are candidates too: their words may not be the
-    // task's at all.
-    let bridge_picks = bridge::best_files(&bridged, &wordless, BRIDGE_CANDIDATES);
+    let order = by_score(files, &board.scores, 0..n);
+    let mut candidates: Vec<usize> = order.into_iter().take(wanted).collect();
+    let bridge_picks = bridge::best_files(&lexical.bridged, wordless, BRIDGE_CANDIDATES);
     for &i in &bridge_picks {
         if !candidates.contains(&i) {
             candidates.push(i);
         }
     }
-    let candidate_paths: Vec<&str> = candidates
-        .iter()
-        .map(|&i| artifacts[i].path.as_str())
-        .collect();
+    let candidate_paths: Vec<&str> = candidates.iter().map(|&i| files.paths[i]).collect();
     let facts = session.facts_listed(&candidate_paths);
-    // Definitions the lexical pass could not see (decorated, nested, multi-line
-    // signatures) count too, weighted like the lexical ones.
-    let symbols: HashMap<&str, (f32, u32)> = resolved
+    Narrowed {
+        wanted,
+        candidates,
+        bridge_picks,
+        facts,
+    }
+}
+
+/// `indexes` by score, best first; ties by path.
+fn by_score(files: &Files<'_>, scores: &[f32], indexes: impl Iterator<Item = usize>) -> Vec<usize> {
+    let mut order: Vec<usize> = indexes.collect();
+    order.sort_by(|&a, &b| {
+        scores[b]
+            .total_cmp(&scores[a])
+            .then(files.paths[a].cmp(files.paths[b]))
+    });
+    order
+}
+
+/// What the candidates' facts add to the evidence: definitions of the task's
+/// symbols the lexical pass could not see (decorated, nested, multi-line
+/// signatures), the bridge's explanation, and the candidates' definitions scored as
+/// documents of their own (so a file is not diluted by its size). Returns those
+/// scores, with the task's title terms they were scored with.
+fn read_candidates(
+    session: &Session,
+    files: &Files<'_>,
+    reading: &Reading,
+    lexical: &Lexical,
+    narrowed: &Narrowed,
+    board: &mut Board,
+) -> Described {
+    let (query, view) = (&reading.query, &lexical.view);
+    // Weighted like the lexical definitions.
+    let symbols: HashMap<&str, (f32, u32)> = lexical
+        .resolved
         .iter()
         .filter_map(|r| {
             let name = cue_symbol(&r.cue)?;
             let index = query.symbols.iter().position(|s| s == name)? as u32;
-            let weight = r.cue.weight.max(DEFINED_SYMBOL) * symbol_rarity(&r.cue, &query, &view);
+            let weight = r.cue.weight.max(DEFINED_SYMBOL) * symbol_rarity(&r.cue, query, view);
             Some((name, (weight, index)))
         })
         .collect();
-    for (path, f) in &facts {
-        let Some(&i) = by_path.get(path.as_str()) else {
+    for (path, f) in &narrowed.facts {
+        let Some(&i) = files.by_path.get(path.as_str()) else {
             continue;
         };
         for def in &f.definitions {
             if let Some(&(w, index)) = symbols.get(def.name.as_str())
                 && !view.files[i].defines.contains(&index)
             {
-                evidence[i].push(Signal::new(
+                board.evidence[i].push(Signal::new(
                     Channel::Defines,
                     w,
                     format!("defines `{}` (line {})", def.name, def.span.start),
@@ -268,48 +317,69 @@ pub(crate) fn run(
             }
         }
     }
-    for &i in &candidates {
-        if bridged[i] >= bridge::EXPLAINED {
-            evidence[i].push(Signal::new(
+    for &i in &narrowed.candidates {
+        if lexical.bridged[i] >= bridge::EXPLAINED {
+            board.evidence[i].push(Signal::new(
                 Channel::Bridge,
-                bridged[i],
-                bridge::explain(&query, &bridge_terms[i]),
+                lexical.bridged[i],
+                bridge::explain(query, &lexical.bridge_terms[i]),
             ));
         }
     }
-    // Definitions as documents: the candidates' functions, methods and classes scored
-    // on their own, so a file is not diluted by its size.
-    let title = title_terms(&query, text);
-    let definitions = {
-        let documents = definition_documents(session, &facts);
-        let files: Vec<(usize, &[definitions::DefinitionTerms])> = facts
-            .iter()
-            .zip(&documents)
-            .filter_map(|((path, _), docs)| Some((*by_path.get(path.as_str())?, docs.as_slice())))
-            .collect();
-        definitions::score(&files, &query, &title)
-    };
+    let title = title_terms(query, &reading.text);
+    let documents = definition_documents(session, &narrowed.facts);
+    let scored: Vec<(usize, &[definitions::DefinitionTerms])> = narrowed
+        .facts
+        .iter()
+        .zip(&documents)
+        .filter_map(|((path, _), docs)| Some((*files.by_path.get(path.as_str())?, docs.as_slice())))
+        .collect();
+    let definitions = definitions::score(&scored, query, &title);
     for (&i, d) in &definitions {
         if d.best >= definitions::MATCHING_SHARE {
-            evidence[i].push(Signal::remark(format!(
+            board.evidence[i].push(Signal::remark(format!(
                 "its definition `{}` (lines {}-{}) matches the task ({:.2} of the best \
                  match among the candidates' definitions)",
                 d.name, d.span.start, d.span.end, d.best
             )));
         }
     }
+    Described {
+        by_file: definitions,
+        title,
+    }
+}
+
+/// The candidates' definitions scored as documents, and the task's title terms they
+/// were scored with.
+struct Described {
+    by_file: HashMap<usize, definitions::FileDefinitions>,
+    title: Vec<bool>,
+}
+
+/// The plug-ins' judgments, with the notes of the stage (history cut short, files
+/// ranked by their path alone, an embedder that failed). With an embedder, s_sem
+/// fuses BM25F with the similarity of the task and each candidate's metadata view
+/// (Eq. 6: "combines embedding similarity and BM25"). With a language model, s_sum
+/// of the best candidates is its judgment of their alignment with the task, and β
+/// grows to match.
+#[allow(clippy::too_many_arguments)]
+fn consult_plugins(
+    session: &Session,
+    config: &LocateConfig,
+    llm: Option<&LlmCaller<'_>>,
+    files: &Files<'_>,
+    reading: &Reading,
+    lexical: &Lexical,
+    narrowed: &Narrowed,
+    board: &mut Board,
+) -> Vec<String> {
+    let text = reading.text.as_str();
     // The metadata view of a candidate: what the embedder and the model see.
     let view_of = |i: usize| {
-        metadata_view(
-            &artifacts[i],
-            facts
-                .iter()
-                .find(|(p, _)| *p == artifacts[i].path)
-                .map(|(_, f)| f.as_ref()),
-        )
+        let facts = narrowed.facts.iter().find(|(p, _)| p == files.paths[i]);
+        metadata_view(&files.artifacts[i], facts.map(|(_, f)| f.as_ref()))
     };
-    // With an embedder, s_sem fuses BM25F with the similarity of the task and each
-    // candidate's metadata view (Eq. 6: "combines embedding similarity and BM25").
     let mut notes = Vec::new();
     if let Some(note) = session
         .history_listed()
@@ -317,24 +387,26 @@ pub(crate) fn run(
     {
         notes.push(note);
     }
-    if by_path_alone > 0 {
+    if lexical.by_path_alone > 0 {
         notes.push(format!(
-            "the repository has {n} files, more than budget.max_files ({}): the {by_path_alone} \
-             whose paths match the task least were ranked by their path alone",
-            config.budget.max_files
+            "the repository has {} files, more than budget.max_files ({}): the {} whose \
+             paths match the task least were ranked by their path alone",
+            files.len(),
+            config.budget.max_files,
+            lexical.by_path_alone
         ));
     }
     if let Some(embedder) = session.embedder()
         && !config.ablation.no_sem
     {
-        let views: Vec<String> = candidates.iter().map(|&i| view_of(i)).collect();
+        let views: Vec<String> = narrowed.candidates.iter().map(|&i| view_of(i)).collect();
         let views: Vec<&str> = views.iter().map(String::as_str).collect();
         match session.embeddings().embed(embedder, text, &views) {
             Some((task_vector, vectors)) => {
-                for (k, &i) in candidates.iter().enumerate() {
+                for (k, &i) in narrowed.candidates.iter().enumerate() {
                     let similarity = crate::plugins::cosine01(&task_vector, &vectors[k]);
-                    terms[i].sem = 0.5 * terms[i].sem + 0.5 * similarity;
-                    evidence[i].push(Signal::remark(format!(
+                    board.terms[i].sem = 0.5 * board.terms[i].sem + 0.5 * similarity;
+                    board.evidence[i].push(Signal::remark(format!(
                         "embedding similarity {similarity:.2}"
                     )));
                 }
@@ -343,12 +415,11 @@ pub(crate) fn run(
                 .push("the embedder failed or answered garbage: s_sem is lexical only".to_string()),
         }
     }
-    // With a language model, s_sum of the best candidates is its judgment of their
-    // alignment with the task (Eq. 6), and β grows to match.
     if let Some(llm) = llm
         && !config.ablation.no_sum
     {
-        let top: Vec<(usize, String)> = candidates
+        let top: Vec<(usize, String)> = narrowed
+            .candidates
             .iter()
             .take(assist::SUMMARY_CANDIDATES)
             .map(|&i| (i, view_of(i)))
@@ -356,67 +427,99 @@ pub(crate) fn run(
         let judged = assist::summary(llm, text, &top);
         if !judged.is_empty() {
             for (i, alignment) in judged {
-                terms[i].sum = alignment;
-                evidence[i].push(Signal::remark(format!(
+                board.terms[i].sum = alignment;
+                board.evidence[i].push(Signal::remark(format!(
                     "the model judged its alignment with the task {alignment:.2} (s_sum)"
                 )));
             }
-            weights = score::with_judged_summary(weights);
+            board.weights = score::with_judged_summary(board.weights);
         }
     }
-    // A test that matches the task points at what it tests: lend it to the
-    // implementation named like it.
-    transfer_from_tests(&artifacts, &candidates, &terms, &mut evidence);
-    // Evidence and s_sem changed for candidates and test subjects: score again.
-    for i in 0..n {
-        terms[i].rule = evidence::rule_term(&evidence[i]);
-        scores[i] = score::combine(&weights, &terms[i], &config.ablation);
-    }
-    // The counterparts of the best candidates share their evidence: a fix of one
-    // often has to be repeated in the other.
-    for i in counterparts::share_evidence(&artifacts, &scores, &mut evidence) {
-        terms[i].rule = evidence::rule_term(&evidence[i]);
-        scores[i] = score::combine(&weights, &terms[i], &config.ablation);
-    }
+    notes
+}
 
-    // The candidates again, by the final Eq. 6 scores, and their features.
-    let mut order: Vec<usize> = (0..n)
-        .filter(|&i| scores[i] > 0.0 && !wordless[i])
-        .collect();
-    order.sort_by(|&a, &b| {
-        scores[b]
-            .total_cmp(&scores[a])
-            .then(artifacts[a].path.cmp(&artifacts[b].path))
-    });
-    order.truncate(wanted);
-    for &i in &bridge_picks {
-        if !order.contains(&i) && scores[i] > 0.0 {
+/// Evidence lent between files, and every file scored again: a test that matches the
+/// task points at what it tests (the implementation named like it), and the
+/// counterparts of the best candidates share their evidence (a fix of one often has
+/// to be repeated in the other).
+fn lend_and_rescore(
+    config: &LocateConfig,
+    files: &Files<'_>,
+    candidates: &[usize],
+    board: &mut Board,
+) {
+    transfer_from_tests(
+        files.artifacts,
+        candidates,
+        &board.terms,
+        &mut board.evidence,
+    );
+    // Evidence and s_sem changed for candidates and test subjects.
+    for i in 0..files.len() {
+        board.rescore(i, config);
+    }
+    for i in counterparts::share_evidence(files.artifacts, &board.scores, &mut board.evidence) {
+        board.rescore(i, config);
+    }
+}
+
+/// What the learned scorer made of the candidates.
+struct Learned {
+    /// Whether it ranked them (else Eq. 6 did).
+    used: bool,
+    /// Per file it moved, why.
+    explained: HashMap<usize, String>,
+    /// Per candidate, its probability of being a file of the fix.
+    probability: HashMap<usize, f32>,
+    /// The candidates' features, by path.
+    table: FeatureTable,
+}
+
+/// The candidates again, by the final Eq. 6 scores, with their features; the learned
+/// scorer re-ranks them (the Auto preset). The paper's presets and fixed weights
+/// keep Eq. 6, and so does an ablated term of Eq. 6 (the learned scorer reads every
+/// term).
+#[allow(clippy::too_many_arguments)]
+fn learned_ranking(
+    config: &LocateConfig,
+    files: &Files<'_>,
+    reading: &Reading,
+    lexical: &Lexical,
+    narrowed: &Narrowed,
+    co_changes: &history::CoChanges,
+    described: &Described,
+    wordless: &[bool],
+    board: &mut Board,
+) -> Learned {
+    let candidates = (0..files.len()).filter(|&i| board.scores[i] > 0.0 && !wordless[i]);
+    let mut order = by_score(files, &board.scores, candidates);
+    order.truncate(narrowed.wanted);
+    for &i in &narrowed.bridge_picks {
+        if !order.contains(&i) && board.scores[i] > 0.0 {
             order.push(i);
         }
     }
-    let facts_of: HashMap<usize, &crate::facts::Facts> = facts
+    let facts_of: HashMap<usize, &crate::facts::Facts> = narrowed
+        .facts
         .iter()
-        .filter_map(|(path, f)| Some((*by_path.get(path.as_str())?, f.as_ref())))
+        .filter_map(|(path, f)| Some((*files.by_path.get(path.as_str())?, f.as_ref())))
         .collect();
     let inputs = features::Inputs {
-        artifacts: &artifacts,
-        view: &view,
-        query: &query,
-        terms: &terms,
-        scores: &scores,
-        evidence: &evidence,
-        cues: &resolved,
-        ambiguity,
-        title: &title,
+        artifacts: files.artifacts,
+        view: &lexical.view,
+        query: &reading.query,
+        terms: &board.terms,
+        scores: &board.scores,
+        evidence: &board.evidence,
+        cues: &lexical.resolved,
+        ambiguity: lexical.ambiguity,
+        title: &described.title,
         facts: &facts_of,
-        co_changes: &co_changes,
-        definitions: &definitions,
-        bridge: &bridged,
+        co_changes,
+        definitions: &described.by_file,
+        bridge: &lexical.bridged,
     };
     let rows = features::compute(&inputs, &order);
-    // The learned scorer re-ranks the candidates (Auto); the paper's presets and
-    // fixed weights keep Eq. 6.
-    // An ablated term of Eq. 6 measures Eq. 6: the learned scorer reads every term.
     let ablated = {
         let a = &config.ablation;
         a.no_sem || a.no_sum || a.no_rule || a.no_prior
@@ -425,84 +528,140 @@ pub(crate) fn run(
         Preset::Auto if !ablated => ranker::builtin(),
         _ => None,
     };
-    let (learned, probability) = match ranker {
-        Some(ranker) => rerank(ranker, &order, &rows, &mut scores),
+    let (explained, probability) = match ranker {
+        Some(ranker) => rerank(ranker, &order, &rows, &mut board.scores),
         None => Default::default(),
     };
     let table = FeatureTable {
         rows: order
             .iter()
             .zip(rows)
-            .map(|(&i, row)| (artifacts[i].path.clone(), row))
+            .map(|(&i, row)| (files.artifacts[i].path.clone(), row))
             .collect(),
     };
+    Learned {
+        used: ranker.is_some(),
+        explained,
+        probability,
+        table,
+    }
+}
 
+/// What the phases gave, for the stage's answer.
+struct Phases {
+    reading: Reading,
+    lexical: Lexical,
+    narrowed: Narrowed,
+    described: Described,
+    board: Board,
+    learned: Learned,
+    notes: Vec<String>,
+}
+
+/// The stage's answer: every file ranked (the caller's hinted files first), the
+/// anchors, the repository view within the stage's budget, and what the later
+/// stages read of the query (its words, its matches, what lies beyond its words).
+fn answer(
+    task: &Task,
+    config: &LocateConfig,
+    files: &Files<'_>,
+    phases: Phases,
+    millis: f64,
+) -> Location {
+    let Phases {
+        reading,
+        lexical,
+        narrowed,
+        described,
+        board,
+        learned,
+        notes,
+    } = phases;
+    let (artifacts, definitions) = (files.artifacts, described.by_file);
     let mut ranked = scored_files(
-        &artifacts, &scores, &terms, &evidence, &sem_terms, &query, learned,
+        artifacts,
+        &board.scores,
+        &board.terms,
+        &board.evidence,
+        &lexical.sem_terms,
+        &reading.query,
+        learned.explained,
     );
     ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
-    hinted_first(&mut ranked, &hinted_files(task, &resolved));
-    let known: BTreeMap<&str, std::sync::Arc<crate::facts::Facts>> = facts
+    hinted_first(&mut ranked, &hinted_files(task, &lexical.resolved));
+    let known: BTreeMap<&str, Arc<crate::facts::Facts>> = narrowed
+        .facts
         .iter()
-        .map(|(p, f)| (p.as_str(), std::sync::Arc::clone(f)))
+        .map(|(p, f)| (p.as_str(), Arc::clone(f)))
         .collect();
-    let view = view::build(&artifacts, &scores, &known, config.budget.location_tokens());
+    let view = view::build(
+        artifacts,
+        &board.scores,
+        &known,
+        config.budget.location_tokens(),
+    );
     let matched: HashMap<String, Vec<(usize, f32)>> = ranked
         .iter()
         .take(super::MATCHED_FILES)
         .filter_map(|r| {
-            let i = *by_path.get(r.path.as_str())?;
-            Some((r.path.clone(), sem_terms[i].clone()))
+            let i = *files.by_path.get(r.path.as_str())?;
+            Some((r.path.clone(), lexical.sem_terms[i].clone()))
         })
         .collect();
     let anchors = ranked.iter().take(config.anchors).cloned().collect();
-    Ok(Location {
+    let beyond_words = (0..files.len())
+        .map(|i| {
+            let words = super::BeyondWords {
+                definition: definitions.get(&i).map_or(0.0, |d| d.best),
+                past_change: evidence::strongest(&board.evidence[i], Channel::PastChange),
+                bridge: lexical.bridged[i],
+            };
+            (artifacts[i].path.clone(), words)
+        })
+        .filter(|(_, w)| *w != super::BeyondWords::default())
+        .collect();
+    Location {
         anchors,
         ranked,
-        environment,
-        task_type,
-        cues: resolved,
-        scorer: if ranker.is_some() {
+        environment: reading.environment,
+        task_type: reading.task_type,
+        cues: lexical.resolved,
+        scorer: if learned.used {
             Scorer::Learned
         } else {
             Scorer::Eq6
         },
-        weights,
+        weights: board.weights,
         view,
         notes,
-        constraints: judgment.constraints,
+        constraints: reading.judgment.constraints,
         llm: None,
-        parsed: facts.iter().map(|(path, _)| path.clone()).collect(),
-        features: table,
-        words: Arc::new(words),
+        parsed: narrowed
+            .facts
+            .iter()
+            .map(|(path, _)| path.clone())
+            .collect(),
+        features: learned.table,
+        words: Arc::new(lexical.words),
         matched,
-        probability: probability
+        probability: learned
+            .probability
             .into_iter()
             .map(|(i, p)| (artifacts[i].path.clone(), p))
             .collect(),
-        query_terms: query.terms.len(),
-        beyond_words: (0..n)
-            .map(|i| {
-                let words = super::BeyondWords {
-                    definition: definitions.get(&i).map_or(0.0, |d| d.best),
-                    past_change: evidence::strongest(&evidence[i], Channel::PastChange),
-                    bridge: bridged[i],
-                };
-                (artifacts[i].path.clone(), words)
-            })
-            .filter(|(_, w)| *w != super::BeyondWords::default())
-            .collect(),
+        query_terms: reading.query.terms.len(),
+        beyond_words,
         described: definitions
             .iter()
             .filter(|(_, d)| d.best >= definitions::MATCHING_SHARE)
             .map(|(&i, d)| (artifacts[i].path.clone(), d.name.clone()))
             .collect(),
         cost: LocateCost {
-            files_read: n - by_path_alone,
-            files_parsed: facts.len(),
-            millis: start.elapsed().as_secs_f64() * 1e3,
+            files_read: files.len() - lexical.by_path_alone,
+            files_parsed: narrowed.facts.len(),
+            millis,
         },
-    })
+    }
 }
 
 /// The definitions of the files of `facts` as documents ([`definitions::documents`]),
@@ -662,114 +821,6 @@ fn rerank(
         scores[i] = group_score;
     }
     (explained, learned.into_iter().collect())
-}
-
-/// The lexical pass over every file; in a repository of more than
-/// `budget.max_files` files, only the files whose path matches the task best are
-/// read, the others keep the statistics of their path alone (their number is
-/// returned). Equal inputs, equal result: ties go to the earlier path.
-fn lexical_pass(
-    session: &Session,
-    query: &Query,
-    scanner: &lexical::Scanner<'_>,
-    paths: &[&str],
-    config: &LocateConfig,
-) -> (Vec<Arc<lexical::FileStats>>, usize) {
-    // A file's query-independent index is kept between queries as a table of ids
-    // in the session's term store: a new query counts its terms from the table
-    // without reading the file. Else the index comes from the on-disk cache (no
-    // tokenizing), or is computed, and is kept as a table for the next query. The
-    // statistics are the same every way. The file is read for the phrases only when
-    // one may occur in it (the index has every identifier the phrase holds). A file
-    // whose index would outgrow it (base64 in a notebook) is scanned directly.
-    // Term tables pay where there is no on-disk cache (its indexes already spare the
-    // tokenizing, at about the tables' speed), and from the session's second pass on:
-    // building them costs a first query as much again, which a session that answers
-    // one question should not pay.
-    let store = session.term_store();
-    let table_query = if session.disk_cache().is_none() && store.armed() {
-        session.maintain_terms();
-        scanner.table_query(store)
-    } else {
-        None
-    };
-    let text_if = |needed: bool, content: &Content<'_>| {
-        if needed {
-            String::from_utf8_lossy(content.bytes()).into_owned()
-        } else {
-            String::new()
-        }
-    };
-    let from_table = |path: &str, content: &Content<'_>, table: &FileTerms| {
-        let query = table_query.as_ref()?;
-        let text = text_if(scanner.table_may_find_phrases(query, table), content);
-        scanner.scan_table(path, query, table, &text)
-    };
-    let scan = |path: &str, content: &Content<'_>| {
-        if table_query.is_some()
-            && let Some(table) = store.get(content.hash())
-            && let Some(stats) = from_table(path, content, &table)
-        {
-            return Arc::new(stats);
-        }
-        let index_of =
-            |bytes: &[u8]| lexical::FileIndex::of(&String::from_utf8_lossy(bytes)).encode();
-        let (computed, stored);
-        let index = if session.disk_cache().is_some() {
-            let Some(bytes) = session.through_disk(LEXICAL_INDEX, content, index_of) else {
-                let text = String::from_utf8_lossy(content.bytes());
-                return Arc::new(scanner.scan_file(path, &text));
-            };
-            stored = bytes;
-            match IndexView::decode(&stored) {
-                Some(index) => index,
-                // A valid entry whose payload is no index: computed again.
-                None => {
-                    computed = lexical::FileIndex::of(&String::from_utf8_lossy(content.bytes()));
-                    IndexView::of(&computed)
-                }
-            }
-        } else if table_query.is_some() {
-            computed = lexical::FileIndex::of(&String::from_utf8_lossy(content.bytes()));
-            IndexView::of(&computed)
-        } else {
-            let text = String::from_utf8_lossy(content.bytes());
-            return Arc::new(scanner.scan_file(path, &text));
-        };
-        if table_query.is_some()
-            && let Some(table) = store.insert(content.hash(), index.table())
-            && let Some(stats) = from_table(path, content, &table)
-        {
-            return Arc::new(stats);
-        }
-        let text = text_if(scanner.may_find_phrases(&index), content);
-        Arc::new(scanner.scan_indexed(path, &index, &text))
-    };
-    let limit = config.budget.max_files;
-    if paths.len() <= limit {
-        let stats = session.scan_files(LEXICAL_PASS, query.fingerprint(), paths, &scan);
-        store.arm();
-        return (stats, 0);
-    }
-    let mut stats: Vec<Arc<lexical::FileStats>> = paths
-        .iter()
-        .map(|p| Arc::new(scanner.scan_file(p, "")))
-        .collect();
-    let by_path = lexical::aggregate(query, stats.clone());
-    let mut order: Vec<usize> = (0..paths.len()).collect();
-    let score: Vec<f32> = (0..paths.len())
-        .map(|i| by_path.bm25f(query, i).0)
-        .collect();
-    order.sort_by(|&a, &b| score[b].total_cmp(&score[a]).then(a.cmp(&b)));
-    order.truncate(limit);
-    order.sort_unstable();
-    let chosen: Vec<&str> = order.iter().map(|&i| paths[i]).collect();
-    let read = session.scan_files(LEXICAL_PASS, query.fingerprint(), &chosen, &scan);
-    store.arm();
-    for (i, s) in order.into_iter().zip(read) {
-        stats[i] = s;
-    }
-    (stats, paths.len() - limit)
 }
 
 /// The metadata view of a file (paper Eq. 6: s_sem reads it, not the whole file):
