@@ -162,14 +162,15 @@ fuzz: $(VPY)
 # The vocabulary bridge (deepdiscovery-core/src/bridge/bridge.bin) is trained first, from
 # the corpus of mined task -> changed-file pairs (`benches/bridge_corpus.py`; the
 # commands are in benches/results/bridge-2026-12-06.md), when that corpus exists.
-FEATURES ?= /work/features
-BRIDGE_CORPUS ?= /work/mining/corpus.jsonl
+FEATURES ?= $(DD_EVAL_FEATURES)
+BRIDGE_CORPUS ?= $(DD_EVAL_BRIDGE_CORPUS)
 TRAIN_VENV ?= .venv-train
 train:
+	@test -n "$(FEATURES)" || { echo "make train: set FEATURES or DD_EVAL_FEATURES (see benches/README.md)"; exit 2; }
 	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
 	$(TRAIN_VENV)/bin/python -m pip install -q "numpy>=2,<3" "scipy>=1.13,<2" "xxhash>=3,<5" \
 		"scikit-learn==1.9.1" "lightgbm==4.7.0"
-	$(if $(wildcard $(BRIDGE_CORPUS)),$(TRAIN_VENV)/bin/python benches/train_bridge.py \
+	$(if $(and $(BRIDGE_CORPUS),$(wildcard $(BRIDGE_CORPUS))),$(TRAIN_VENV)/bin/python benches/train_bridge.py \
 		--corpus $(BRIDGE_CORPUS) --out deepdiscovery-core/src/bridge/bridge.bin \
 		--report benches/results/bridge-training.md,@echo "no $(BRIDGE_CORPUS): the bridge is not retrained")
 	$(TRAIN_VENV)/bin/python benches/train_ranker.py \

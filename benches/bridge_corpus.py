@@ -1,7 +1,7 @@
 """The vocabulary bridge's training corpus: mined task -> changed-file pairs with the
 terms of the task and of each changed source file, as the Location stage counts them.
 
-    python3 benches/bridge_corpus.py --mirrors /work/.mirror --pairs PAIRS.jsonl \
+    python3 benches/bridge_corpus.py [--mirrors DIR] --pairs PAIRS.jsonl \
         --terms target/release/examples/bridge_terms --out CORPUS.jsonl \
         [--exclude TASKS.jsonl ...]
 
@@ -45,7 +45,8 @@ def excluded_keys(paths):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--mirrors", default="/work/.mirror")
+    ap.add_argument("--mirrors", default=os.environ.get("DD_EVAL_MIRRORS"),
+                    help="the git mirrors (default $DD_EVAL_MIRRORS)")
     ap.add_argument("--pairs", required=True)
     ap.add_argument("--terms", required=True, help="the bridge_terms example binary")
     ap.add_argument("--out", required=True)

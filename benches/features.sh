@@ -10,22 +10,27 @@
 #
 #   sh benches/features.sh OUT_DIR
 #
-# Environment: MIRRORS (the git mirrors, default /work/.mirror), CHECKOUTS (where
-# the work trees go, one folder per set, default /work/checkouts-features), TASKS
-# (default: the development sets of ../shared/bench and the mined sets of
-# benches/mine_tasks.py + benches/sample_mined.py, as NAME=FILE words):
-#   lite=/work/mined/lite_avail.jsonl   SWE-bench Lite dev tasks whose repository
-#                                       could be fetched
-#   ml=/work/shared/bench/multilingual_dev.jsonl
-#   sample=/work/mined/sample.jsonl     the mined evaluation sample (4 per repo)
-#   train=/work/mined/train.jsonl       8 more per repo, apart from the sample
-#   single=/work/mined/single_sample.jsonl  single-file tasks of the same repositories
-#                                       (mine_tasks.py --gold-files 1-1, 6 per repo)
+# Environment (see benches/README.md): DD_EVAL_MIRRORS (the git mirrors),
+# DD_EVAL_CHECKOUTS (where the work trees go, one folder per set), and TASKS (NAME=FILE
+# words; by default the development sets in $DD_EVAL_BENCH and the mined sets of
+# benches/mine_tasks.py + benches/sample_mined.py in $DD_EVAL_MINED):
+#   lite=$DD_EVAL_MINED/lite_avail.jsonl   SWE-bench Lite dev tasks whose repository
+#                                          could be fetched
+#   ml=$DD_EVAL_BENCH/multilingual_dev.jsonl
+#   sample=$DD_EVAL_MINED/sample.jsonl     the mined evaluation sample (4 per repo)
+#   train=$DD_EVAL_MINED/train.jsonl       8 more per repo, apart from the sample
+#   single=$DD_EVAL_MINED/single_sample.jsonl  single-file tasks of the same
+#                                          repositories (mine_tasks.py --gold-files 1-1)
 set -eu
 out=${1:?usage: sh benches/features.sh OUT_DIR}
-mirrors=${MIRRORS:-/work/.mirror}
-checkouts=${CHECKOUTS:-/work/checkouts-features}
-tasks=${TASKS:-"lite=/work/mined/lite_avail.jsonl ml=/work/shared/bench/multilingual_dev.jsonl sample=/work/mined/sample.jsonl train=/work/mined/train.jsonl single=/work/mined/single_sample.jsonl"}
+mirrors=${DD_EVAL_MIRRORS:?set DD_EVAL_MIRRORS (see benches/README.md)}
+checkouts=${DD_EVAL_CHECKOUTS:?set DD_EVAL_CHECKOUTS (see benches/README.md)}
+if [ -z "${TASKS:-}" ]; then
+    bench=${DD_EVAL_BENCH:?set DD_EVAL_BENCH or TASKS (see benches/README.md)}
+    mined=${DD_EVAL_MINED:?set DD_EVAL_MINED or TASKS (see benches/README.md)}
+    TASKS="lite=$mined/lite_avail.jsonl ml=$bench/multilingual_dev.jsonl sample=$mined/sample.jsonl train=$mined/train.jsonl single=$mined/single_sample.jsonl"
+fi
+tasks=$TASKS
 mkdir -p "$out/completion" "$out/completion-plain"
 cargo build --release -q -p deepdiscovery-core --example eval_tasks
 for set in $tasks; do

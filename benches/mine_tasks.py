@@ -1,17 +1,18 @@
 """Mine multi-file change tasks from the public git history of repositories.
 
-    python3 benches/mine_tasks.py --mirrors /work/.mirror --out /work/mined/mined.jsonl \
+    python3 benches/mine_tasks.py [--mirrors DIR] --out MINED/mined.jsonl \
         [--per-repo N] [--max-commits N] [--repos-file FILE] [--banned FILE] [--jobs N]
         [--any-commit] [--gold-files MIN-MAX] [REPO ...]
 
-REPO is `owner/name`; its git directory is looked up under the mirrors directory in the
+REPO is `owner/name`; its git directory is looked up under the mirrors directory
+(`--mirrors`, default `$DD_EVAL_MIRRORS`) in the
 layout the `fetch` tool produces (`MIRRORS/owner+name/repo`, or `MIRRORS/owner+name` itself
 when that is a git directory). `--repos-file` lists repositories one a line (`#` starts a
 comment), with an optional second column naming the language; without one, the language is
 the one with the most source files in the HEAD tree.
 
 The miner refuses (exit status 2) any repository listed in the benchmark repository list
-(`--banned`, default /work/shared/bench/benchmark_repos.txt, compared case-insensitively):
+(`--banned`, default `$DD_EVAL_BENCH/benchmark_repos.txt`, compared case-insensitively):
 the later commits of those repositories hold the fixes of benchmark tasks.
 
 A commit on the first-parent history of HEAD (the newest `--max-commits`) becomes a task when
@@ -51,7 +52,11 @@ import re
 import subprocess
 import sys
 
-DEFAULT_BANNED = "/work/shared/bench/benchmark_repos.txt"
+DEFAULT_BANNED = (
+    os.path.join(os.environ["DD_EVAL_BENCH"], "benchmark_repos.txt")
+    if os.environ.get("DD_EVAL_BENCH")
+    else None
+)
 
 MAX_TOTAL_FILES = 40
 MIN_GOLD, MAX_GOLD = 2, 10
@@ -494,7 +499,8 @@ def main(argv=None):
     global MIN_GOLD, MAX_GOLD, MIN_OLD_GOLD
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("repos", nargs="*", metavar="REPO", help="owner/name")
-    ap.add_argument("--mirrors", default="/work/.mirror", help="directory of fetched git dirs")
+    ap.add_argument("--mirrors", default=os.environ.get("DD_EVAL_MIRRORS"),
+                    help="directory of fetched git dirs (default $DD_EVAL_MIRRORS)")
     ap.add_argument("--out", required=True, help="output JSONL file")
     ap.add_argument("--repos-file", help="one owner/name [language] a line")
     ap.add_argument("--per-repo", type=int, default=80, help="newest tasks kept per repo")
@@ -526,7 +532,9 @@ def main(argv=None):
         wanted += load_repos_file(args.repos_file)
     if not wanted:
         ap.error("no repositories given")
-    if not os.path.isfile(args.banned):
+    if not args.mirrors:
+        ap.error("give --mirrors DIR or set DD_EVAL_MIRRORS")
+    if not args.banned or not os.path.isfile(args.banned):
         print(f"error: benchmark repository list {args.banned} not found; "
               "refusing to mine without it (pass --banned)", file=sys.stderr)
         return 2

@@ -1,6 +1,6 @@
 """A spread sample of mined tasks: at most N per repository, evenly over its history.
 
-    python3 benches/sample_mined.py /work/mined/mined.jsonl /work/mined/sample.jsonl [N]
+    python3 benches/sample_mined.py MINED/mined.jsonl MINED/sample.jsonl [N]
         [--exclude OTHER.jsonl]
 
 N defaults to 4 (260 tasks from the 66 repositories of benches/mined_repos.txt), small

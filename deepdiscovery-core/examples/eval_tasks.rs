@@ -1,5 +1,5 @@
 //! Measures `Session::discover` (or the Location stage alone) on development tasks
-//! (JSONL files of real issues, see `/work/shared/bench/README.md`): for each task,
+//! (JSONL files of real issues, read by `deepdiscovery_core::eval::load_tasks`): for each task,
 //! checks out the repository at the task's commit, runs `discover` in a fresh session,
 //! and scores both the package's ranking and its returned set against the task's gold
 //! files.
@@ -11,15 +11,17 @@
 //! Options:
 //! - `--limit N` the first N tasks of each file (after the other filters);
 //! - `--repo OWNER/NAME`, `--ids ID,ID` keep only those tasks;
-//! - `--checkouts DIR` where plain checkouts live, one per task id (default
-//!   `/work/bench-repos`); a missing one is made with `--checkout-script` (default
-//!   `/work/shared/bench/checkout.sh`) from the git directory found under `--mirrors`
-//!   (default `/work/.mirror`, as `OWNER+NAME/repo` or `swe-bench+OWNER__NAME/repo`,
-//!   the exact spelling first, then any spelling that differs only in case);
-//! - `--with-history` checks out with `checkout.sh --with-history` (a git work tree
-//!   holding only the ancestors of the task's commit) into `--checkouts` (default
-//!   then `/work/bench-hist`), so that the session reads the history; plain
-//!   checkouts have none;
+//! - `--checkouts DIR` where checkouts live, one per task id (default
+//!   `$DD_EVAL_CHECKOUTS`); a missing one is made from the repository's git directory
+//!   under `--mirrors` (default `$DD_EVAL_MIRRORS`), found as `OWNER+NAME` (a bare
+//!   clone: `git clone --mirror`) or `swe-bench+OWNER__NAME`, bare or holding a bare
+//!   `repo/`, the exact spelling first, then any that differs only in case
+//!   (`deepdiscovery_core::eval::checkout`). No path is built in: without the option
+//!   and the variable the run stops and says so;
+//! - `--with-history` checks out git work trees holding only the ancestors of the
+//!   task's commit, so that the session reads the history; plain checkouts (the
+//!   default) have none. A directory of plain checkouts is refused for a run with
+//!   history, and the other way round;
 //! - `--no-history` ignores the history even when there is one (the ablation);
 //!   `--no-history-cues` only in the Location stage (co-change cue, activity on π);
 //!   `--no-past-changes` only the past-change cue (commit messages like the task);
@@ -45,6 +47,10 @@
 //!   learned scorer's rows of Location's candidates, without it the rows of the
 //!   learned change-set completion's candidates (`Session::discover_traced`).
 //!
+//! Task files are read by `deepdiscovery_core::eval::load_tasks`, as the Python
+//! `deepdiscovery.eval` reads them: a line that is not a task stops the run and is
+//! named (`FILE:LINE: ...`).
+//!
 //! One line per task goes to stderr (the rank of each gold file, `-` when it is not
 //! ranked, `*` after a file the fix creates; then whether each is in the returned set,
 //! `+` or `-`, the set's size, tokens and steps), the summary tables to stdout: per
@@ -66,23 +72,26 @@
 
 use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs::{self, File};
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::fs::File;
+use std::io::{BufWriter, Write};
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::time::Instant;
 
-use deepdiscovery_core::eval::{Metrics, TaskScore, Totals};
+use deepdiscovery_core::eval::checkout::remove_dir;
+use deepdiscovery_core::eval::{
+    CHECKOUTS_ENV, EvalTask, MIRRORS_ENV, Metrics, TaskScore, Totals, ensure_checkout, load_tasks,
+};
 use deepdiscovery_core::infer::COMPLETION_FEATURES;
 use deepdiscovery_core::infer::StopReason;
 use deepdiscovery_core::locate::{FEATURE_NAMES, Location, Preset};
 use deepdiscovery_core::{ContextPackage, DiscoverConfig, Session, Task};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 const USAGE: &str = "usage: eval_tasks [--limit N] [--repo OWNER/NAME] [--ids A,B] \
-[--checkouts DIR] [--mirrors DIR] [--checkout-script PATH] [--with-history] [--no-history] [--no-history-cues] [--no-past-changes] [--no-bridge] [--clean] [--cache-dir DIR] [--locate] \
+[--checkouts DIR] [--mirrors DIR] [--with-history] [--no-history] [--no-history-cues] [--no-past-changes] [--no-bridge] [--clean] [--cache-dir DIR] [--locate] \
 [--paper] [--no-sem] [--no-sum] [--no-rule] [--no-prior] [--anchors K] [--budget TOKENS] \
 [--location-only] [--no-compression] [--no-implicit] [--no-metadata-first] \
 [--tau X] [--kappa X] [--patience N] [--min-score-ratio X] [--json OUT] [--features] TASKS.jsonl...";
@@ -124,15 +133,17 @@ fn main() -> ExitCode {
 // Options
 
 /// What the command line asked for.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Options {
     files: Vec<PathBuf>,
     limit: Option<usize>,
     repo: Option<String>,
     ids: Option<BTreeSet<String>>,
-    checkouts: PathBuf,
-    mirrors: PathBuf,
-    script: PathBuf,
+    /// Where checkouts live (`--checkouts`, else `$DD_EVAL_CHECKOUTS`).
+    checkouts: Option<PathBuf>,
+    /// Where the repositories' git directories live (`--mirrors`, else
+    /// `$DD_EVAL_MIRRORS`).
+    mirrors: Option<PathBuf>,
     clean: bool,
     /// Check out git work trees with the task commit's ancestors.
     with_history: bool,
@@ -146,33 +157,11 @@ struct Options {
     features: bool,
 }
 
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            files: Vec::new(),
-            limit: None,
-            repo: None,
-            ids: None,
-            checkouts: PathBuf::from("/work/bench-repos"),
-            mirrors: PathBuf::from("/work/.mirror"),
-            script: PathBuf::from("/work/shared/bench/checkout.sh"),
-            clean: false,
-            with_history: false,
-            cache_dir: None,
-            locate: false,
-            config: DiscoverConfig::default(),
-            json: None,
-            features: false,
-        }
-    }
-}
-
 /// Parses the arguments; `Ok(None)` asks for the usage text.
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
     let mut o = Options::default();
     // Flags that only mean something to `discover`, refused with `--locate`.
     let mut discover_only: Vec<String> = Vec::new();
-    let mut checkouts_given = false;
     while let Some(arg) = args.next() {
         // `--flag=value` and `--flag value` are both accepted.
         let (flag, inline) = match arg.split_once('=') {
@@ -194,10 +183,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
                 let ids = ids.split(',').map(str::trim).filter(|s| !s.is_empty());
                 o.ids = Some(ids.map(str::to_string).collect());
             }
-            "--checkouts" => {
-                o.checkouts = value()?.into();
-                checkouts_given = true;
-            }
+            "--checkouts" => o.checkouts = Some(value()?.into()),
             "--with-history" => o.with_history = true,
             "--cache-dir" => o.cache_dir = Some(value()?.into()),
             "--full-graph" => o.config.full_graph = true,
@@ -219,8 +205,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
                 o.config.ablation.no_history = true;
                 o.config.location_ablation.no_history = true;
             }
-            "--mirrors" => o.mirrors = value()?.into(),
-            "--checkout-script" => o.script = value()?.into(),
+            "--mirrors" => o.mirrors = Some(value()?.into()),
             "--json" => o.json = Some(value()?.into()),
             "--clean" => o.clean = true,
             "--locate" => o.locate = true,
@@ -261,9 +246,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
     if o.files.is_empty() {
         return Err("no task file given".into());
     }
-    if o.with_history && !checkouts_given {
-        o.checkouts = PathBuf::from("/work/bench-hist");
-    }
+    let from_env = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    o.checkouts = o.checkouts.or_else(|| from_env(CHECKOUTS_ENV));
+    o.mirrors = o.mirrors.or_else(|| from_env(MIRRORS_ENV));
     if o.locate && !discover_only.is_empty() {
         return Err(format!(
             "{} only apply to discover, not with --locate",
@@ -291,72 +280,22 @@ fn parse_fraction(flag: &str, value: &str) -> Result<f32, String> {
 // ---------------------------------------------------------------------------------
 // Tasks
 
-/// One line of a task file.
-#[derive(Debug, Clone, Deserialize)]
-struct BenchTask {
-    id: String,
-    repo: String,
-    base_commit: String,
-    task: String,
-    gold_files: Vec<String>,
-    #[serde(default)]
-    gold_new_files: Vec<String>,
-    #[serde(default)]
-    language: String,
-}
-
-impl BenchTask {
-    /// Every gold file: `gold_files` plus any new file it does not list already.
-    fn gold_including(&self) -> Vec<&str> {
-        let mut gold: Vec<&str> = self.gold_files.iter().map(String::as_str).collect();
-        for new in &self.gold_new_files {
-            if !gold.contains(&new.as_str()) {
-                gold.push(new);
-            }
-        }
-        gold
-    }
-
-    fn is_new(&self, path: &str) -> bool {
-        self.gold_new_files.iter().any(|n| n == path)
-    }
-}
-
-/// Reads a task file, keeping the tasks the filters select, in file order. Bad lines
-/// are reported and skipped.
-fn read_tasks(path: &Path, options: &Options) -> Result<Vec<BenchTask>, String> {
-    let file = File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    let mut tasks = Vec::new();
-    for (number, line) in BufReader::new(file).lines().enumerate() {
-        let line = match line {
-            Ok(line) => line,
-            Err(e) => {
-                eprintln!("{}:{}: unreadable line: {e}", path.display(), number + 1);
-                continue;
-            }
-        };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let task: BenchTask = match serde_json::from_str(&line) {
-            Ok(task) => task,
-            Err(e) => {
-                eprintln!("{}:{}: skipped, bad task: {e}", path.display(), number + 1);
-                continue;
-            }
-        };
-        if selected(&task, options) {
-            tasks.push(task);
-        }
-        if options.limit.is_some_and(|limit| tasks.len() >= limit) {
-            break;
-        }
+/// Reads a task file ([`load_tasks`]: a line that is not a task is an error naming
+/// it), keeping the tasks the filters select, in file order.
+fn read_tasks(path: &Path, options: &Options) -> Result<Vec<EvalTask>, String> {
+    let mut tasks: Vec<EvalTask> = load_tasks(path)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .filter(|task| selected(task, options))
+        .collect();
+    if let Some(limit) = options.limit {
+        tasks.truncate(limit);
     }
     Ok(tasks)
 }
 
 /// Whether the `--repo` (in any case) and `--ids` filters keep a task.
-fn selected(task: &BenchTask, options: &Options) -> bool {
+fn selected(task: &EvalTask, options: &Options) -> bool {
     options
         .repo
         .as_ref()
@@ -370,86 +309,15 @@ fn selected(task: &BenchTask, options: &Options) -> bool {
 // ---------------------------------------------------------------------------------
 // Checkouts
 
-/// The git directory of a repository under the mirrors directory, if any. Mirror
-/// names keep GitHub's spelling (`briannesbitt+Carbon` for `briannesbitt/carbon`),
-/// so a name that differs only in case is taken when the exact one is missing.
-fn find_mirror(mirrors: &Path, repo: &str) -> Option<PathBuf> {
-    let (owner, name) = repo.split_once('/')?;
-    let wanted = [
-        format!("{owner}+{name}"),
-        format!("swe-bench+{owner}__{name}"),
-    ];
-    // Only names present in the directory are joined, so no task field can lead
-    // outside it.
-    let mut present: Vec<String> = fs::read_dir(mirrors)
-        .ok()?
-        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
-        .collect();
-    present.sort();
-    wanted
-        .iter()
-        .flat_map(|w| mirror_names(&present, w))
-        .flat_map(|n| [mirrors.join(n).join("repo"), mirrors.join(n)])
-        .find(|dir| dir.join("HEAD").is_file() && dir.join("objects").is_dir())
-}
-
-/// The names of `present` that spell `wanted`: the exact spelling first, then those
-/// that differ only in case, in sorted order.
-fn mirror_names<'a>(present: &'a [String], wanted: &str) -> Vec<&'a str> {
-    let folded = wanted.to_lowercase();
-    let exact = present.iter().filter(|p| *p == wanted);
-    let other = present
-        .iter()
-        .filter(|p| *p != wanted && p.to_lowercase() == folded);
-    exact.chain(other).map(String::as_str).collect()
-}
-
-/// Makes sure a plain checkout of the task's commit exists and returns its path. The
-/// checkout is written next to its final place and renamed when complete, so an
-/// interrupted checkout is never taken for a whole one.
-fn ensure_checkout(task: &BenchTask, options: &Options) -> Result<PathBuf, String> {
-    if task.id.is_empty() || task.id.contains(['/', '\\']) || task.id.starts_with('.') {
+/// The task's checkout ([`ensure_checkout`]) under the options' directories.
+fn checkout(task: &EvalTask, options: &Options) -> Result<PathBuf, String> {
+    let (Some(checkouts), Some(mirrors)) = (&options.checkouts, &options.mirrors) else {
         return Err(format!(
-            "task id {:?} is not usable as a directory",
-            task.id
+            "no checkouts or mirrors directory: give --checkouts and --mirrors, or set \
+             {CHECKOUTS_ENV} and {MIRRORS_ENV}"
         ));
-    }
-    let dest = options.checkouts.join(&task.id);
-    if dest.is_dir() {
-        return Ok(dest);
-    }
-    let git_dir = find_mirror(&options.mirrors, &task.repo)
-        .ok_or_else(|| format!("no mirror of {}", task.repo))?;
-    let partial = options.checkouts.join(format!("{}.partial", task.id));
-    remove_dir(&partial)?;
-    fs::create_dir_all(&options.checkouts)
-        .map_err(|e| format!("cannot create {}: {e}", options.checkouts.display()))?;
-    let mut command = Command::new(&options.script);
-    if options.with_history {
-        command.arg("--with-history");
-    }
-    let output = command
-        .arg(&git_dir)
-        .arg(&task.base_commit)
-        .arg(&partial)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", options.script.display()))?;
-    if !output.status.success() {
-        let _ = remove_dir(&partial);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let last = stderr.lines().last().unwrap_or("").trim();
-        return Err(format!("checkout failed ({}): {last}", output.status));
-    }
-    fs::rename(&partial, &dest).map_err(|e| format!("cannot rename {}: {e}", partial.display()))?;
-    Ok(dest)
-}
-
-fn remove_dir(dir: &Path) -> Result<(), String> {
-    match fs::remove_dir_all(dir) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(format!("cannot remove {}: {e}", dir.display())),
-    }
+    };
+    ensure_checkout(task, checkouts, mirrors, options.with_history)
 }
 
 // ---------------------------------------------------------------------------------
@@ -635,7 +503,7 @@ fn scored_json<T: Serialize>(
 
 /// One task and its outcome.
 struct TaskResult {
-    task: BenchTask,
+    task: EvalTask,
     outcome: Outcome,
     /// Where its gold files landed.
     scores: TaskScore,
@@ -643,12 +511,12 @@ struct TaskResult {
 
 impl TaskResult {
     /// Scores an outcome; `discover` tells whether a failure counts as an empty set.
-    fn new(task: BenchTask, outcome: Outcome, discover: bool) -> TaskResult {
+    fn new(task: EvalTask, outcome: Outcome, discover: bool) -> TaskResult {
         let run = match &outcome {
             Outcome::Located(run) => Some(run.as_ref()),
             _ => None,
         };
-        let scores = score(&task.gold_including(), run, discover);
+        let scores = score(&task.gold_including_new(), run, discover);
         TaskResult {
             task,
             outcome,
@@ -657,8 +525,8 @@ impl TaskResult {
     }
 }
 
-fn run_task(task: BenchTask, options: &Options) -> TaskResult {
-    let outcome = match ensure_checkout(&task, options) {
+fn run_task(task: EvalTask, options: &Options) -> TaskResult {
+    let outcome = match checkout(&task, options) {
         Err(reason) => Outcome::Unavailable(reason),
         Ok(root) => {
             let outcome = run_one(&task, &root, options);
@@ -675,7 +543,7 @@ fn run_task(task: BenchTask, options: &Options) -> TaskResult {
 
 /// Opens a fresh session (every repository read anew) and runs `discover`, or
 /// `locate` with `--locate`.
-fn run_one(task: &BenchTask, root: &Path, options: &Options) -> Outcome {
+fn run_one(task: &EvalTask, root: &Path, options: &Options) -> Outcome {
     let start = Instant::now();
     let mut session = match Session::open(root) {
         Ok(session) => session,
@@ -691,7 +559,7 @@ fn run_one(task: &BenchTask, root: &Path, options: &Options) -> Outcome {
         Ok(query) => query,
         Err(e) => return Outcome::Failed(format!("Task::new: {e}")),
     };
-    let gold = task.gold_including();
+    let gold = task.gold_including_new();
     let config = &options.config;
     let began = Instant::now();
     let elapsed = || {
@@ -759,7 +627,7 @@ fn task_line(result: &TaskResult) -> String {
         Outcome::Failed(message) => return format!("{id}  ERROR {message}"),
         Outcome::Located(run) => run,
     };
-    let gold = result.task.gold_including();
+    let gold = result.task.gold_including_new();
     let mark = |path: &str| if result.task.is_new(path) { "*" } else { "" };
     let ranks: Vec<String> = gold
         .iter()
@@ -817,8 +685,8 @@ fn task_json(result: &TaskResult, file: &Path) -> Value {
         "id": task.id,
         "file": file.display().to_string(),
         "repo": task.repo,
-        "language": task.language,
-        "gold_files": task.gold_including(),
+        "language": task.language.as_deref().unwrap_or(""),
+        "gold_files": task.gold_including_new(),
         "gold_new_files": task.gold_new_files,
         "ranks": result.scores.gold_ranks,
         "in_anchors": result.scores.in_anchors,
@@ -975,7 +843,7 @@ impl Group {
             }
         }
         self.including.add(&result.scores);
-        let gold = result.task.gold_including();
+        let gold = result.task.gold_including_new();
         let kept: Vec<usize> = (0..gold.len())
             .filter(|i| !result.task.is_new(gold[*i]))
             .collect();
@@ -1197,7 +1065,7 @@ fn run(options: &Options) -> Result<bool, String> {
             eprintln!("[{}/{count}] {}", i + 1, task_line(&result));
             all.add(&result);
             languages
-                .entry(result.task.language.clone())
+                .entry(result.task.language.clone().unwrap_or_default())
                 .or_default()
                 .add(&result);
             if let Some(out) = json.as_mut() {
@@ -1213,7 +1081,7 @@ fn run(options: &Options) -> Result<bool, String> {
 }
 
 /// Names the `--ids` that no task of the file matched.
-fn report_missing_ids(tasks: &[BenchTask], options: &Options, file: &Path) {
+fn report_missing_ids(tasks: &[EvalTask], options: &Options, file: &Path) {
     if let (Some(ids), None) = (&options.ids, options.limit) {
         let found: BTreeSet<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
         let missing: Vec<&str> = ids
@@ -1230,20 +1098,21 @@ fn report_missing_ids(tasks: &[BenchTask], options: &Options, file: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn args(list: &[&str]) -> Result<Option<Options>, String> {
         parse_args(list.iter().map(|s| s.to_string()))
     }
 
-    fn task(gold: &[&str], new: &[&str]) -> BenchTask {
-        BenchTask {
+    fn task(gold: &[&str], new: &[&str]) -> EvalTask {
+        EvalTask {
             id: "owner__name-1".into(),
             repo: "owner/name".into(),
-            base_commit: "0".repeat(40),
+            base_commit: Some("0".repeat(40)),
             task: "something breaks".into(),
             gold_files: gold.iter().map(|s| s.to_string()).collect(),
             gold_new_files: new.iter().map(|s| s.to_string()).collect(),
-            language: "python".into(),
+            language: Some("python".into()),
         }
     }
 
@@ -1282,11 +1151,11 @@ mod tests {
         Outcome::Located(run)
     }
 
-    fn result(task: BenchTask, outcome: Outcome) -> TaskResult {
+    fn result(task: EvalTask, outcome: Outcome) -> TaskResult {
         TaskResult::new(task, outcome, false)
     }
 
-    fn discover_result(task: BenchTask, outcome: Outcome) -> TaskResult {
+    fn discover_result(task: EvalTask, outcome: Outcome) -> TaskResult {
         TaskResult::new(task, outcome, true)
     }
 
@@ -1554,7 +1423,7 @@ mod tests {
     }
 
     #[test]
-    fn bad_lines_are_skipped_and_filters_apply() {
+    fn filters_apply_and_a_bad_line_stops_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("tasks.jsonl");
         let good = |id: &str, repo: &str| {
@@ -1564,15 +1433,11 @@ mod tests {
         };
         let text = [
             good("one", "o/a"),
-            "{not json".into(),
             String::new(),
-            "{\"id\": \"missing fields\"}".into(),
-            "\u{feff}\u{0}".into(),
             good("two", "o/b"),
             good("three", "o/a"),
-        ]
-        .join("\n");
-        fs::write(&path, text).unwrap();
+        ];
+        std::fs::write(&path, text.join("\n")).unwrap();
         let mut o = args(&["x"]).unwrap().unwrap();
         let ids = |o: &Options| -> Vec<String> {
             read_tasks(&path, o)
@@ -1591,92 +1456,25 @@ mod tests {
         o.ids = Some(["two".to_string()].into());
         assert_eq!(ids(&o), ["two"]);
         assert!(read_tasks(&dir.path().join("absent"), &o).is_err());
-    }
-
-    fn fake_git_dir(dir: &Path) {
-        fs::create_dir_all(dir.join("objects")).unwrap();
-        fs::write(dir.join("HEAD"), "ref: refs/heads/main\n").unwrap();
-    }
-
-    #[test]
-    fn mirror_lookup_ignores_case_but_prefers_the_exact_spelling() {
-        let dir = tempfile::tempdir().unwrap();
-        let mirrors = dir.path().join("mirrors");
-        let carbon = mirrors.join("briannesbitt+Carbon/repo");
-        fake_git_dir(&carbon);
-        assert_eq!(
-            find_mirror(&mirrors, "briannesbitt/carbon"),
-            Some(carbon.clone())
-        );
-        assert_eq!(
-            find_mirror(&mirrors, "BrianNesbitt/CARBON"),
-            Some(carbon.clone())
-        );
-        assert_eq!(find_mirror(&mirrors, "briannesbitt/carbo"), None);
-        // With two spellings, the task's own wins; the git directory may be the mirror
-        // directory itself.
-        let exact = mirrors.join("briannesbitt+carbon");
-        fake_git_dir(&exact);
-        assert_eq!(find_mirror(&mirrors, "briannesbitt/carbon"), Some(exact));
-        assert_eq!(find_mirror(&mirrors, "briannesbitt/Carbon"), Some(carbon));
-        // The SWE-bench spelling, in any case.
-        let django = mirrors.join("swe-bench+django__django/repo");
-        fake_git_dir(&django);
-        assert_eq!(find_mirror(&mirrors, "Django/Django"), Some(django));
-        // A directory that is no git directory is passed over; so is a missing root.
-        fs::create_dir_all(mirrors.join("o+empty/repo")).unwrap();
-        assert_eq!(find_mirror(&mirrors, "o/empty"), None);
-        assert_eq!(find_mirror(&dir.path().join("absent"), "o/empty"), None);
-        assert_eq!(
-            mirror_names(&strings(&["A+b", "a+B", "a+b", "c+d"]), "a+B"),
-            ["a+B", "A+b", "a+b"]
-        );
+        // A line that is not a task is named, and the file is not run.
+        let bad = [good("one", "o/a"), "{\"id\": \"missing fields\"}".into()];
+        std::fs::write(&path, bad.join("\n")).unwrap();
+        let err = read_tasks(&path, &o).unwrap_err();
+        assert!(err.contains("tasks.jsonl:2: the task has no repo"), "{err}");
     }
 
     #[test]
-    fn checkouts_are_made_once_and_failures_are_unavailable() {
-        let dir = tempfile::tempdir().unwrap();
-        let mirror = dir.path().join("mirrors/swe-bench+owner__name/repo");
-        fake_git_dir(&mirror);
-        assert_eq!(
-            find_mirror(&dir.path().join("mirrors"), "owner/name"),
-            Some(mirror)
-        );
-        assert_eq!(find_mirror(&dir.path().join("mirrors"), "no-slash"), None);
-
-        let script = dir.path().join("checkout.sh");
-        fs::write(
-            &script,
-            "#!/bin/sh\nmkdir -p \"$3\" && echo x > \"$3/a.py\"\n",
-        )
-        .unwrap();
-        let failing = dir.path().join("fail.sh");
-        fs::write(&failing, "#!/bin/sh\necho 'commit not found' >&2\nexit 1\n").unwrap();
-        for s in [&script, &failing] {
-            Command::new("chmod").arg("+x").arg(s).status().unwrap();
+    fn checkouts_need_their_directories() {
+        let o = args(&["x", "--checkouts", "/nonexistent/co"])
+            .unwrap()
+            .unwrap();
+        if o.mirrors.is_none() {
+            let err = checkout(&task(&["a.py"], &[]), &o).unwrap_err();
+            assert!(
+                err.contains("--mirrors") && err.contains(MIRRORS_ENV),
+                "{err}"
+            );
         }
-        let mut o = args(&["x"]).unwrap().unwrap();
-        o.mirrors = dir.path().join("mirrors");
-        o.checkouts = dir.path().join("co");
-        o.script = failing;
-        let t = task(&["a.py"], &[]);
-        let err = ensure_checkout(&t, &o).unwrap_err();
-        assert!(err.contains("commit not found"), "{err}");
-        assert!(!o.checkouts.join("owner__name-1.partial").exists());
-
-        o.script = script;
-        let dest = ensure_checkout(&t, &o).unwrap();
-        assert!(dest.join("a.py").is_file());
-        // Present now: the script is not run again.
-        o.script = dir.path().join("absent.sh");
-        assert_eq!(ensure_checkout(&t, &o).unwrap(), dest);
-
-        let mut odd = t.clone();
-        odd.id = "../escape".into();
-        assert!(ensure_checkout(&odd, &o).is_err());
-        odd.repo = "other/repo".into();
-        odd.id = "fresh".into();
-        assert!(ensure_checkout(&odd, &o).unwrap_err().contains("no mirror"));
     }
 
     #[test]

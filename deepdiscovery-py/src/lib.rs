@@ -189,6 +189,28 @@ impl PySession {
     }
 }
 
+/// The tasks of a JSONL file as the core reads them (`deepdiscovery_core::eval::
+/// load_tasks`), as a JSON list; `TaskError` naming the file and the line that is
+/// not a task.
+#[pyfunction]
+fn load_tasks_json(py: Python<'_>, path: &str) -> PyResult<String> {
+    let tasks = py
+        .detach(|| deepdiscovery_core::eval::load_tasks(std::path::Path::new(path)))
+        .map_err(|e| raise(py, "TaskError", e.0))?;
+    Ok(serde_json::to_string(&tasks).unwrap_or_else(|_| "[]".into()))
+}
+
+/// One task (a JSON text) as the core reads it, as JSON; `TaskError` naming `at`
+/// when it is not a task.
+#[pyfunction]
+fn check_task_json(py: Python<'_>, task_json: &str, at: &str) -> PyResult<String> {
+    let value: serde_json::Value = serde_json::from_str(task_json)
+        .map_err(|e| raise(py, "TaskError", format!("{at}: not a JSON object: {e}")))?;
+    let task = deepdiscovery_core::eval::EvalTask::from_value(&value, at)
+        .map_err(|e| raise(py, "TaskError", e.0))?;
+    Ok(serde_json::to_string(&task).unwrap_or_else(|_| "{}".into()))
+}
+
 /// One task's scores (`deepdiscovery_core::eval`), as JSON: the gold files' ranks,
 /// hits in the returned set, its size, whether it is complete, recall, precision,
 /// the reciprocal rank, and per cut-off the hits and completeness of the ranking.
@@ -304,6 +326,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(schema_version, m)?)?;
     m.add_function(wrap_pyfunction!(score_task_json, m)?)?;
+    m.add_function(wrap_pyfunction!(load_tasks_json, m)?)?;
+    m.add_function(wrap_pyfunction!(check_task_json, m)?)?;
     m.add_function(wrap_pyfunction!(metrics_json, m)?)?;
     m.add_function(wrap_pyfunction!(cache_info, m)?)?;
     m.add_function(wrap_pyfunction!(cache_clear, m)?)?;

@@ -81,27 +81,14 @@ CUTOFFS = (1, 3, 5, 10, 20)
 RepoLike = Union[str, "os.PathLike[str]", Mapping[str, str], Session]
 TasksLike = Union[str, "os.PathLike[str]", Iterable[Mapping[str, Any]]]
 
-_REQUIRED = ("id", "repo", "task", "gold_files")
-
 
 def load_tasks(path: Union[str, "os.PathLike[str]"]) -> List[Dict[str, Any]]:
-    """The tasks of a JSONL file, one JSON object per non-blank line, checked as
-    :func:`evaluate` checks them. Raises :class:`TaskError` naming the line at fault."""
-    name = os.fspath(path)
-    try:
-        with open(name, encoding="utf-8") as f:
-            lines = f.readlines()
-    except OSError as e:
-        raise TaskError(f"cannot read the tasks file {name}: {e.strerror or e}") from None
-    tasks = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            task = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise TaskError(f"{name}:{number}: not a JSON object: {e.msg}") from None
-        tasks.append(_checked(task, f"{name}:{number}"))
+    """The tasks of a JSONL file, one JSON object per non-blank line, read by the core
+    as every driver reads them (``deepdiscovery_core::eval::load_tasks``): each with
+    ``id`` (as a string), ``repo``, ``base_commit``, ``task``, ``gold_files``,
+    ``gold_new_files`` and ``language`` (``None`` when the line has none). Raises
+    :class:`TaskError` naming the line that is not a task (it is never skipped)."""
+    tasks: List[Dict[str, Any]] = json.loads(_native.load_tasks_json(os.fspath(path)))
     return tasks
 
 
@@ -321,19 +308,11 @@ def _resume(path: Union[str, "os.PathLike[str]"], ids: set) -> Dict[str, Dict[st
 
 
 def _checked(task: Any, where: str) -> Dict[str, Any]:
-    """The task as a dict, after checking the fields :func:`evaluate` reads."""
-    if not isinstance(task, Mapping):
-        raise TaskError(f"{where}: a task must be a JSON object, got {type(task).__name__}")
-    missing = [key for key in _REQUIRED if key not in task]
-    if missing:
-        raise TaskError(f"{where}: the task has no {', '.join(missing)}")
-    for key in ("gold_files", "gold_new_files"):
-        value = task.get(key, [])
-        if isinstance(value, str) or not all(isinstance(p, str) for p in value):
-            raise TaskError(f"{where}: {key} must be a list of paths")
-    if not isinstance(task["task"], str):
-        raise TaskError(f"{where}: task must be a string")
-    return dict(task)
+    """The task as a dict, checked by the core as a task file's line is
+    (:func:`load_tasks`): the caller's other fields are kept, the fields every driver
+    reads are the core's reading of them."""
+    checked = json.loads(_native.check_task_json(json.dumps(task, default=str), where))
+    return {**task, **checked} if isinstance(task, Mapping) else checked
 
 
 def _run(

@@ -252,3 +252,26 @@ def test_records_resume_an_interrupted_run(tmp_path):
     assert asked == ["c"] and untimed(again.records) == untimed(resumed.records)
     with pytest.raises(deepdiscovery.TaskError, match="unique"):
         evaluate([task("a", [TOP]), task("a", [TOP])], fixtures_repo)
+
+
+def test_task_files_are_read_by_the_core_as_every_driver_reads_them(tmp_path):
+    path = tmp_path / "tasks.jsonl"
+    line = {"id": 7, "repo": "o/r", "task": "t", "gold_files": ["a.py"], "note": "kept?"}
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    (loaded,) = load_tasks(path)
+    assert loaded == {
+        "id": "7",
+        "repo": "o/r",
+        "base_commit": None,
+        "task": "t",
+        "gold_files": ["a.py"],
+        "gold_new_files": [],
+        "language": None,
+    }
+    # In memory, the caller's other fields stay; a wrong type is named as in a file.
+    assert deepdiscovery.eval._checked(line, "task 1")["note"] == "kept?"
+    with pytest.raises(deepdiscovery.TaskError, match="task 1: a task must be a JSON object, got a list"):
+        deepdiscovery.eval._checked(["not", "a", "task"], "task 1")
+    path.write_text(json.dumps(line) + "\n" + json.dumps({**line, "task": None}) + "\n", encoding="utf-8")
+    with pytest.raises(deepdiscovery.TaskError, match=r"tasks.jsonl:2: task must be a string, got null"):
+        load_tasks(path)

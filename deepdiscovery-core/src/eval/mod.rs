@@ -17,6 +17,12 @@
 
 use std::collections::{HashMap, HashSet};
 
+pub mod checkout;
+pub mod tasks;
+
+pub use checkout::{CHECKOUTS_ENV, MIRRORS_ENV, ensure_checkout, find_mirror};
+pub use tasks::{EvalTask, TaskFileError, load_tasks, parse_tasks};
+
 use serde::{Deserialize, Serialize};
 
 /// Where one task's gold files landed.
