@@ -11,7 +11,7 @@
 //! cargo bench -p deepdiscovery-core --bench scale -- --sizes 2500,200000 --json out.json
 //! cargo bench -p deepdiscovery-core --bench scale -- --full-graph     # parse every file instead
 //! cargo bench -p deepdiscovery-core --bench scale -- --sizes 25000 --slow-task [--no-bridge]
-//! cargo bench -p deepdiscovery-core --bench scale -- --sizes 200000 [--disk-cache] [--term-memory=0]
+//! cargo bench -p deepdiscovery-core --bench scale -- --sizes 200000 [--disk-cache] [--term-memory=0] [--watch]
 //! ```
 //!
 //! `--slow-task` adds a performance complaint to the task ("slow", "memory", "hangs"),
@@ -24,7 +24,8 @@
 //! cost, without listing, reading or parsing. `--disk-cache` answers through an
 //! on-disk cache that starts empty (as the Python, C and CLI sessions do by default);
 //! `--term-memory=BYTES` sets the session's term memory (0: no term tables, so that a
-//! new query reads and tokenizes its files again).
+//! new query reads and tokenizes its files again); `--watch` opens the repository
+//! watched, so that a query lists only what changed since the last.
 
 use std::fs;
 use std::process::Command;
@@ -54,7 +55,7 @@ fn main() {
             "--json" => json = args.next(),
             "--one" => one = args.next().and_then(|v| v.parse().ok()),
             "--full-graph" => full_graph = true,
-            "--slow-task" | "--no-bridge" | "--disk-cache" => flags.push(arg.clone()),
+            "--slow-task" | "--no-bridge" | "--disk-cache" | "--watch" => flags.push(arg.clone()),
             _ if arg.starts_with("--term-memory=") => flags.push(arg.clone()),
             // `cargo bench` passes `--bench`; other harness flags are ignored too.
             _ => {}
@@ -146,7 +147,11 @@ fn measure(files: usize, full_graph: bool, flags: &[String]) -> serde_json::Valu
     config.location_ablation.no_bridge = flags.iter().any(|f| f == "--no-bridge");
     let cache_dir = std::env::temp_dir().join(format!("dd-scale-cache-{}", std::process::id()));
     let start = Instant::now();
-    let mut session = Session::open(&root).expect("open");
+    let source = deepdiscovery_core::FsSource::builder(&root)
+        .watch(flags.iter().any(|f| f == "--watch"))
+        .build()
+        .expect("open");
+    let mut session = Session::new(source);
     if flags.iter().any(|f| f == "--disk-cache") {
         let cache = deepdiscovery_core::cache::DiskCache::open(&cache_dir).expect("cache");
         session = session.with_disk_cache(std::sync::Arc::new(cache));
