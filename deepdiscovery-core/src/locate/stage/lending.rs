@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::resolve::is_in_dir;
+use std::collections::HashSet;
 
 /// Gives the source modules beside each named package's `__init__.py` a share of
 /// its evidence, divided among them.
@@ -132,19 +133,36 @@ pub(super) fn transfer_from_tests(
     terms: &[Terms],
     evidence: &mut [Vec<Signal>],
 ) {
+    // The tests among the candidates that match the task, with the names of what
+    // they test; then the files of those names (not every file's name: a listing of
+    // a million files made that most of a second a query).
+    let tests: Vec<(usize, Vec<String>)> = candidates
+        .iter()
+        .filter_map(|&t| {
+            let name = file_name(&artifacts[t].path);
+            let lends = artifacts[t].role == Role::Test
+                && is_test_file_name(name)
+                && terms[t].sem >= MIN_TEST_MATCH;
+            lends.then(|| (t, subject_names(name)))
+        })
+        .collect();
+    if tests.is_empty() {
+        return;
+    }
+    let wanted: HashSet<&str> = tests
+        .iter()
+        .flat_map(|(_, s)| s.iter().map(String::as_str))
+        .collect();
     let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, a) in artifacts.iter().enumerate() {
-        if a.role != Role::Test {
-            by_name.entry(file_name(&a.path)).or_default().push(i);
+        let name = file_name(&a.path);
+        if a.role != Role::Test && wanted.contains(name) {
+            by_name.entry(name).or_default().push(i);
         }
     }
-    for &t in candidates {
-        let test = &artifacts[t];
-        let name = file_name(&test.path);
-        if test.role != Role::Test || !is_test_file_name(name) || terms[t].sem < MIN_TEST_MATCH {
-            continue;
-        }
-        for subject in subject_names(name) {
+    for (t, subjects) in &tests {
+        let test = &artifacts[*t];
+        for subject in subjects {
             let Some(targets) = by_name.get(subject.as_str()) else {
                 continue;
             };
@@ -152,7 +170,7 @@ pub(super) fn transfer_from_tests(
                 continue;
             }
             for &i in targets {
-                let strength = 0.6 * terms[t].sem / (targets.len() as f32).sqrt();
+                let strength = 0.6 * terms[*t].sem / (targets.len() as f32).sqrt();
                 evidence[i].push(Signal::new(
                     Channel::TestLend,
                     strength,
