@@ -220,13 +220,6 @@ pub(super) fn lexical_pass(
     } else {
         None
     };
-    let text_if = |needed: bool, content: &Content<'_>| {
-        if needed {
-            String::from_utf8_lossy(content.bytes()).into_owned()
-        } else {
-            String::new()
-        }
-    };
     let from_table = |path: &str, content: &Content<'_>, table: &FileTerms| {
         let query = table_query.as_ref()?;
         let text = text_if(scanner.table_may_find_phrases(query, table), content);
@@ -297,4 +290,14 @@ pub(super) fn lexical_pass(
         stats[i] = s;
     }
     (stats, paths.len() - limit)
+}
+
+/// The file's text when the phrase search `needed` it (borrowed when it is UTF-8), else
+/// nothing.
+fn text_if<'c>(needed: bool, content: &'c Content<'_>) -> std::borrow::Cow<'c, str> {
+    if needed {
+        String::from_utf8_lossy(content.bytes())
+    } else {
+        std::borrow::Cow::Borrowed("")
+    }
 }
