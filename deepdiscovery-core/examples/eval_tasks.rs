@@ -2,7 +2,9 @@
 //! (JSONL files of real issues, read by `deepdiscovery_core::eval::load_tasks`): for each task,
 //! checks out the repository at the task's commit, runs `discover` in a fresh session,
 //! and scores both the package's ranking and its returned set against the task's gold
-//! files.
+//! files. Checking out, running, scoring and the `--json` lines are the core's
+//! (`deepdiscovery_core::eval::run`, which the Python `evaluate` calls too); this tool
+//! reads the command line and prints the tables.
 //!
 //! ```sh
 //! cargo run --release -p deepdiscovery-core --example eval_tasks -- [OPTIONS] TASKS.jsonl...
@@ -70,25 +72,21 @@
 //! apart and never scored; a task whose run fails is scored as an empty ranking and
 //! an empty set and counted as an error (a panic too).
 
-use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::sync::Arc;
 
-use deepdiscovery_core::eval::checkout::remove_dir;
+use deepdiscovery_core::cache::DiskCache;
+use deepdiscovery_core::eval::run::stop_name;
 use deepdiscovery_core::eval::{
-    CHECKOUTS_ENV, EvalTask, MIRRORS_ENV, Metrics, TaskScore, Totals, ensure_checkout, load_tasks,
+    CHECKOUTS_ENV, Checkouts, EvalTask, MIRRORS_ENV, Metrics, Mode, Outcome, RunOptions,
+    TaskResult, TaskScore, Totals, load_tasks, run::run_checkout,
 };
-use deepdiscovery_core::infer::COMPLETION_FEATURES;
-use deepdiscovery_core::infer::StopReason;
-use deepdiscovery_core::locate::{FEATURE_NAMES, Location, Preset};
-use deepdiscovery_core::{ContextPackage, DiscoverConfig, Session, Task};
-use serde::Serialize;
-use serde_json::{Map, Value, json};
+use deepdiscovery_core::locate::Preset;
+use deepdiscovery_core::DiscoverConfig;
 
 const USAGE: &str = "usage: eval_tasks [--limit N] [--repo OWNER/NAME] [--ids A,B] \
 [--checkouts DIR] [--mirrors DIR] [--with-history] [--no-history] [--no-history-cues] [--no-past-changes] [--no-bridge] [--clean] [--cache-dir DIR] [--locate] \
@@ -100,8 +98,6 @@ const USAGE: &str = "usage: eval_tasks [--limit N] [--repo OWNER/NAME] [--ids A,
 const CUTOFFS: [usize; 3] = [1, 5, 10];
 /// The cut-off of micro recall.
 const RECALL_AT: usize = 10;
-/// How many ranked files (besides the anchors and the gold files) go to `--json`.
-const JSON_TOP: usize = 20;
 /// How many distinct error messages the summary names.
 const MAX_FAILURE_KINDS: usize = 5;
 /// The stages of `discover` whose mean time the cost table gives, in report order.
@@ -309,315 +305,44 @@ fn selected(task: &EvalTask, options: &Options) -> bool {
 // ---------------------------------------------------------------------------------
 // Checkouts
 
-/// The task's checkout ([`ensure_checkout`]) under the options' directories.
-fn checkout(task: &EvalTask, options: &Options) -> Result<PathBuf, String> {
-    let (Some(checkouts), Some(mirrors)) = (&options.checkouts, &options.mirrors) else {
+/// Where the tasks' repositories come from ([`Checkouts`]), from the options.
+fn checkouts(options: &Options) -> Result<Checkouts, String> {
+    let (Some(dir), Some(mirrors)) = (&options.checkouts, &options.mirrors) else {
         return Err(format!(
             "no checkouts or mirrors directory: give --checkouts and --mirrors, or set \
              {CHECKOUTS_ENV} and {MIRRORS_ENV}"
         ));
     };
-    ensure_checkout(task, checkouts, mirrors, options.with_history)
+    let cache = match &options.cache_dir {
+        Some(dir) => Some(Arc::new(
+            DiskCache::open(dir).map_err(|e| format!("cache {}: {e}", dir.display()))?,
+        )),
+        None => None,
+    };
+    Ok(Checkouts {
+        dir: dir.clone(),
+        mirrors: mirrors.clone(),
+        with_history: options.with_history,
+        clean: options.clean,
+        cache,
+    })
+}
+
+/// What every task is asked, from the options.
+fn run_options(options: &Options) -> RunOptions {
+    RunOptions {
+        mode: if options.locate {
+            Mode::Locate
+        } else {
+            Mode::Discover
+        },
+        config: options.config,
+        features: options.features,
+    }
 }
 
 // ---------------------------------------------------------------------------------
-// Running one task
-
-/// What happened to one task.
-enum Outcome {
-    /// The repository or its commit could not be had: not scored.
-    Unavailable(String),
-    /// `Session::open`, `locate` or `discover` failed: scored as an empty ranking (and
-    /// an empty set when `discover` was asked for).
-    Failed(String),
-    /// `locate` or `discover` answered.
-    Located(Box<Run>),
-}
-
-/// What a successful run gave that the harness uses, as paths: [`score`] needs
-/// nothing else, so tests build runs by hand.
-#[derive(Debug, Default)]
-struct Run {
-    /// `locate` or `discover`.
-    stage: &'static str,
-    /// The anchors Ĥ, best first.
-    anchors: Vec<String>,
-    /// The ranking scored: `ranked_files` (`ranked` of a Location), or the anchors
-    /// when it is empty.
-    ranking: Vec<String>,
-    /// How long the ranking was before falling back to the anchors.
-    ranked_len: usize,
-    /// The returned set and its accounting, when `discover` ran.
-    package: Option<PackageRun>,
-    files_read: usize,
-    files_parsed: usize,
-    /// Milliseconds around `locate` or `discover` only.
-    stage_ms: f64,
-    /// Milliseconds around `Session::open` and the run.
-    total_ms: f64,
-    /// What else goes to `--json` (scored entries, anchors, details).
-    json: Map<String, Value>,
-}
-
-/// The returned set of a package and what it cost.
-#[derive(Debug, Clone, PartialEq)]
-struct PackageRun {
-    /// The package's `files`, in rank order.
-    files: Vec<String>,
-    used_tokens: usize,
-    max_tokens: usize,
-    steps: usize,
-    stop: StopReason,
-    /// Milliseconds per stage name.
-    stages: Vec<(String, f64)>,
-}
-
-impl Run {
-    /// A Location, keeping the `--json` fields this harness always wrote.
-    fn from_location(location: Location, gold: &[&str], stage_ms: f64, total_ms: f64) -> Run {
-        let mut details = serde_json::to_value(&location).unwrap_or_default();
-        if let Some(map) = details.as_object_mut() {
-            for key in ["anchors", "ranked", "cost"] {
-                map.remove(key);
-            }
-        }
-        let ranked_len = location.ranked.len();
-        let scored = if location.ranked.is_empty() {
-            &location.anchors
-        } else {
-            &location.ranked
-        };
-        let mut json = scored_json(scored, |f| f.path.as_str(), gold);
-        json.insert("cost".into(), to_json(&location.cost));
-        json.insert("anchors".into(), to_json(&location.anchors));
-        json.insert("location".into(), details);
-        Run {
-            stage: "locate",
-            anchors: paths(&location.anchors, |f| &f.path),
-            ranking: paths(scored, |f| &f.path),
-            ranked_len,
-            package: None,
-            files_read: location.cost.files_read,
-            files_parsed: location.cost.files_parsed,
-            stage_ms,
-            total_ms,
-            json,
-        }
-    }
-
-    /// A context package. Its files go to `--json` with the name of their view in
-    /// place of the view's text.
-    fn from_package(package: ContextPackage, gold: &[&str], stage_ms: f64, total_ms: f64) -> Run {
-        let mut details = serde_json::to_value(&package).unwrap_or_default();
-        let selected: Vec<Value> = match details.as_object_mut() {
-            Some(map) => {
-                for key in ["ranked_files", "anchors", "budget", "task"] {
-                    map.remove(key);
-                }
-                let files = map.remove("files");
-                let files = files.as_ref().and_then(Value::as_array);
-                package
-                    .files
-                    .iter()
-                    .zip(files.into_iter().flatten())
-                    .map(|(file, value)| {
-                        let mut value = value.clone();
-                        if let Some(value) = value.as_object_mut() {
-                            value.insert("view".into(), file.view.name().into());
-                        }
-                        value
-                    })
-                    .collect()
-            }
-            None => Vec::new(),
-        };
-        let budget = &package.budget;
-        let ranked_len = package.ranked_files.len();
-        let (ranking, mut json) = if package.ranked_files.is_empty() {
-            let scored = scored_json(&package.anchors, |f| f.path.as_str(), gold);
-            (paths(&package.anchors, |f| &f.path), scored)
-        } else {
-            let scored = scored_json(&package.ranked_files, |f| f.path.as_str(), gold);
-            (paths(&package.ranked_files, |f| &f.path), scored)
-        };
-        json.insert(
-            "cost".into(),
-            json!({"files_read": budget.files_read, "files_parsed": budget.files_parsed}),
-        );
-        json.insert("anchors".into(), to_json(&package.anchors));
-        json.insert("selected".into(), Value::Array(selected));
-        json.insert("used_tokens".into(), budget.used_tokens.into());
-        json.insert("max_tokens".into(), budget.max_tokens.into());
-        json.insert("steps".into(), budget.steps.into());
-        json.insert("stop".into(), to_json(&budget.stop));
-        json.insert("budget".into(), to_json(budget));
-        json.insert("package".into(), details);
-        Run {
-            stage: "discover",
-            anchors: paths(&package.anchors, |f| &f.path),
-            ranking,
-            ranked_len,
-            package: Some(PackageRun {
-                files: paths(&package.files, |f| &f.path),
-                used_tokens: budget.used_tokens,
-                max_tokens: budget.max_tokens,
-                steps: budget.steps,
-                stop: budget.stop,
-                stages: budget
-                    .stages
-                    .iter()
-                    .map(|s| (s.stage.clone(), s.millis))
-                    .collect(),
-            }),
-            files_read: budget.files_read,
-            files_parsed: budget.files_parsed,
-            stage_ms,
-            total_ms,
-            json,
-        }
-    }
-}
-
-fn paths<T>(items: &[T], path: impl Fn(&T) -> &String) -> Vec<String> {
-    items.iter().map(|item| path(item).clone()).collect()
-}
-
-fn to_json(value: &impl Serialize) -> Value {
-    serde_json::to_value(value).unwrap_or_default()
-}
-
-/// The `--json` fields of a ranking: the entries of the gold files
-/// (`gold_scored`) and the first [`JSON_TOP`] (`top`).
-fn scored_json<T: Serialize>(
-    ranking: &[T],
-    path: impl Fn(&T) -> &str,
-    gold: &[&str],
-) -> Map<String, Value> {
-    let gold_scored: Vec<&T> = ranking.iter().filter(|f| gold.contains(&path(f))).collect();
-    let top: Vec<&T> = ranking.iter().take(JSON_TOP).collect();
-    let mut json = Map::new();
-    json.insert("gold_scored".into(), to_json(&gold_scored));
-    json.insert("top".into(), to_json(&top));
-    json
-}
-
-/// One task and its outcome.
-struct TaskResult {
-    task: EvalTask,
-    outcome: Outcome,
-    /// Where its gold files landed.
-    scores: TaskScore,
-}
-
-impl TaskResult {
-    /// Scores an outcome; `discover` tells whether a failure counts as an empty set.
-    fn new(task: EvalTask, outcome: Outcome, discover: bool) -> TaskResult {
-        let run = match &outcome {
-            Outcome::Located(run) => Some(run.as_ref()),
-            _ => None,
-        };
-        let scores = score(&task.gold_including_new(), run, discover);
-        TaskResult {
-            task,
-            outcome,
-            scores,
-        }
-    }
-}
-
-fn run_task(task: EvalTask, options: &Options) -> TaskResult {
-    let outcome = match checkout(&task, options) {
-        Err(reason) => Outcome::Unavailable(reason),
-        Ok(root) => {
-            let outcome = run_one(&task, &root, options);
-            if options.clean
-                && let Err(e) = remove_dir(&root)
-            {
-                eprintln!("warning: {e}");
-            }
-            outcome
-        }
-    };
-    TaskResult::new(task, outcome, !options.locate)
-}
-
-/// Opens a fresh session (every repository read anew) and runs `discover`, or
-/// `locate` with `--locate`.
-fn run_one(task: &EvalTask, root: &Path, options: &Options) -> Outcome {
-    let start = Instant::now();
-    let mut session = match Session::open(root) {
-        Ok(session) => session,
-        Err(e) => return Outcome::Failed(format!("Session::open: {e}")),
-    };
-    if let Some(dir) = &options.cache_dir {
-        match deepdiscovery_core::cache::DiskCache::open(dir) {
-            Ok(disk) => session = session.with_disk_cache(std::sync::Arc::new(disk)),
-            Err(e) => return Outcome::Failed(format!("cache {}: {e}", dir.display())),
-        }
-    }
-    let query = match Task::new(task.task.as_str()) {
-        Ok(query) => query,
-        Err(e) => return Outcome::Failed(format!("Task::new: {e}")),
-    };
-    let gold = task.gold_including_new();
-    let config = &options.config;
-    let began = Instant::now();
-    let elapsed = || {
-        (
-            began.elapsed().as_secs_f64() * 1e3,
-            start.elapsed().as_secs_f64() * 1e3,
-        )
-    };
-    // A panic in the stage under development is one failed task, not a lost run.
-    if options.locate {
-        let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            session.locate(&query, &config.locate())
-        }));
-        let (stage_ms, total_ms) = elapsed();
-        match result {
-            Ok(Ok(location)) => {
-                let features = options.features.then(|| location.features.clone());
-                let mut run = Run::from_location(location, &gold, stage_ms, total_ms);
-                if let Some(table) = features {
-                    run.json
-                        .insert("feature_names".into(), json!(FEATURE_NAMES.as_slice()));
-                    run.json.insert("features".into(), json!(table.rows));
-                }
-                Outcome::Located(Box::new(run))
-            }
-            Ok(Err(e)) => Outcome::Failed(format!("locate: {e}")),
-            Err(panic) => Outcome::Failed(format!("locate panicked: {}", panic_message(&panic))),
-        }
-    } else {
-        let result =
-            std::panic::catch_unwind(AssertUnwindSafe(|| session.discover_traced(&query, config)));
-        let (stage_ms, total_ms) = elapsed();
-        match result {
-            Ok(Ok((package, rows))) => {
-                let mut run = Run::from_package(package, &gold, stage_ms, total_ms);
-                if options.features {
-                    run.json.insert(
-                        "feature_names".into(),
-                        json!(COMPLETION_FEATURES.as_slice()),
-                    );
-                    run.json.insert("features".into(), json!(rows.rows));
-                }
-                Outcome::Located(Box::new(run))
-            }
-            Ok(Err(e)) => Outcome::Failed(format!("discover: {e}")),
-            Err(panic) => Outcome::Failed(format!("discover panicked: {}", panic_message(&panic))),
-        }
-    }
-}
-
-/// The message of a caught panic, when it carries one.
-fn panic_message(panic: &Box<dyn Any + Send>) -> &str {
-    panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("(no message)")
-}
+// Reporting one task
 
 /// The stderr line of one task.
 fn task_line(result: &TaskResult) -> String {
@@ -625,7 +350,7 @@ fn task_line(result: &TaskResult) -> String {
     let run = match &result.outcome {
         Outcome::Unavailable(reason) => return format!("{id}  unavailable: {reason}"),
         Outcome::Failed(message) => return format!("{id}  ERROR {message}"),
-        Outcome::Located(run) => run,
+        Outcome::Ran(run) => run,
     };
     let gold = result.task.gold_including_new();
     let mark = |path: &str| if result.task.is_new(path) { "*" } else { "" };
@@ -665,70 +390,9 @@ fn task_line(result: &TaskResult) -> String {
         run.total_ms,
         run.files_read,
         run.files_parsed,
-        stage = run.stage,
+        stage = run.mode.name(),
     ));
     line
-}
-
-/// The JSON name of a stop reason (`below_threshold`…).
-fn stop_name(stop: StopReason) -> String {
-    match to_json(&stop) {
-        Value::String(name) => name,
-        other => other.to_string(),
-    }
-}
-
-/// The `--json` line of one task.
-fn task_json(result: &TaskResult, file: &Path) -> Value {
-    let task = &result.task;
-    let mut value = json!({
-        "id": task.id,
-        "file": file.display().to_string(),
-        "repo": task.repo,
-        "language": task.language.as_deref().unwrap_or(""),
-        "gold_files": task.gold_including_new(),
-        "gold_new_files": task.gold_new_files,
-        "ranks": result.scores.gold_ranks,
-        "in_anchors": result.scores.in_anchors,
-    });
-    if let Some(in_set) = &result.scores.in_set {
-        value["in_set"] = json!(in_set);
-    }
-    let extra = match &result.outcome {
-        Outcome::Unavailable(reason) => json!({"status": "unavailable", "message": reason}),
-        Outcome::Failed(message) => json!({"status": "error", "message": message}),
-        Outcome::Located(run) => {
-            let mut extra = run.json.clone();
-            extra.insert("status".into(), "ok".into());
-            extra.insert(format!("{}_ms", run.stage), run.stage_ms.into());
-            extra.insert("total_ms".into(), run.total_ms.into());
-            extra.insert("ranked_len".into(), run.ranked_len.into());
-            Value::Object(extra)
-        }
-    };
-    if let (Some(value), Value::Object(extra)) = (value.as_object_mut(), extra) {
-        value.extend(extra);
-    }
-    value
-}
-
-// ---------------------------------------------------------------------------------
-// Scoring
-
-/// Scores one task's run against its gold files (`deepdiscovery_core::eval`); `run` is
-/// `None` when the task failed, and then `discover` tells whether it counts as an
-/// empty set.
-fn score(gold: &[&str], run: Option<&Run>, discover: bool) -> TaskScore {
-    let Some(run) = run else {
-        return TaskScore::failed(gold.len(), discover);
-    };
-    let ranking: Vec<&str> = run.ranking.iter().map(String::as_str).collect();
-    let anchors: Vec<&str> = run.anchors.iter().map(String::as_str).collect();
-    let set: Option<Vec<&str>> = run
-        .package
-        .as_ref()
-        .map(|p| p.files.iter().map(String::as_str).collect());
-    TaskScore::new(gold, &ranking, &anchors, set.as_deref())
 }
 
 // ---------------------------------------------------------------------------------
@@ -824,7 +488,7 @@ impl Group {
                 self.errors += 1;
                 *self.failures.entry(message.clone()).or_default() += 1;
             }
-            Outcome::Located(run) => {
+            Outcome::Ran(run) => {
                 self.stage_ms.push(run.stage_ms);
                 self.total_ms.push(run.total_ms);
                 self.files_read += run.files_read;
@@ -1030,13 +694,15 @@ fn run(options: &Options) -> Result<bool, String> {
         }
         None => None,
     };
-    let stage = if options.locate { "locate" } else { "discover" };
+    let checkouts = checkouts(options)?;
+    let run_options = run_options(options);
+    let stage = run_options.mode.name();
     if options.locate {
         let config = options.config.locate();
         println!(
             "Location config (--locate): anchors {}, ablation {}, max tokens {}",
             config.anchors,
-            to_json(&config.ablation),
+            serde_json::to_value(config.ablation).unwrap_or_default(),
             config.budget.max_tokens
         );
     } else {
@@ -1061,7 +727,10 @@ fn run(options: &Options) -> Result<bool, String> {
         let mut languages: BTreeMap<String, Group> = BTreeMap::new();
         let count = tasks.len();
         for (i, task) in tasks.into_iter().enumerate() {
-            let result = run_task(task, options);
+            let result = run_checkout(task, &checkouts, &run_options);
+            if let Some(warning) = &result.warning {
+                eprintln!("warning: {warning}");
+            }
             eprintln!("[{}/{count}] {}", i + 1, task_line(&result));
             all.add(&result);
             languages
@@ -1069,7 +738,7 @@ fn run(options: &Options) -> Result<bool, String> {
                 .or_default()
                 .add(&result);
             if let Some(out) = json.as_mut() {
-                let line = task_json(&result, file);
+                let line = result.to_json(file);
                 writeln!(out, "{line}")
                     .and_then(|()| out.flush())
                     .map_err(|e| format!("cannot write --json: {e}"))?;
@@ -1098,7 +767,10 @@ fn report_missing_ids(tasks: &[EvalTask], options: &Options, file: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::fs;
+    use deepdiscovery_core::eval::run::PackageRun;
+    use deepdiscovery_core::eval::TaskRun;
+    use deepdiscovery_core::infer::StopReason;
+    use serde_json::json;
 
     fn args(list: &[&str]) -> Result<Option<Options>, String> {
         parse_args(list.iter().map(|s| s.to_string()))
@@ -1123,23 +795,23 @@ mod tests {
     /// A `locate` run by hand (the ranking falls back to the anchors when empty).
     fn located(ranked: &[&str], anchors: &[&str]) -> Outcome {
         let ranking = if ranked.is_empty() { anchors } else { ranked };
-        Outcome::Located(Box::new(Run {
-            stage: "locate",
+        Outcome::Ran(Box::new(TaskRun {
+            mode: Mode::Locate,
             anchors: strings(anchors),
             ranking: strings(ranking),
             ranked_len: ranked.len(),
             stage_ms: 2.0,
             total_ms: 3.0,
-            ..Run::default()
+            ..TaskRun::default()
         }))
     }
 
     /// A `discover` run by hand: a ranking, anchors and a returned set.
     fn discovered(ranked: &[&str], anchors: &[&str], set: &[&str], tokens: usize) -> Outcome {
-        let Outcome::Located(mut run) = located(ranked, anchors) else {
+        let Outcome::Ran(mut run) = located(ranked, anchors) else {
             unreachable!()
         };
-        run.stage = "discover";
+        run.mode = Mode::Discover;
         run.package = Some(PackageRun {
             files: strings(set),
             used_tokens: tokens,
@@ -1148,7 +820,7 @@ mod tests {
             stop: StopReason::BelowThreshold,
             stages: STAGES.iter().map(|s| (s.to_string(), 1.5)).collect(),
         });
-        Outcome::Located(run)
+        Outcome::Ran(run)
     }
 
     fn result(task: EvalTask, outcome: Outcome) -> TaskResult {
@@ -1469,7 +1141,7 @@ mod tests {
             .unwrap()
             .unwrap();
         if o.mirrors.is_none() {
-            let err = checkout(&task(&["a.py"], &[]), &o).unwrap_err();
+            let err = checkouts(&o).unwrap_err();
             assert!(
                 err.contains("--mirrors") && err.contains(MIRRORS_ENV),
                 "{err}"
@@ -1489,16 +1161,16 @@ mod tests {
             line.contains("open+locate 3.0 ms") && !line.contains("set"),
             "{line}"
         );
-        let json = task_json(&ok, Path::new("f.jsonl"));
+        let json = ok.to_json(Path::new("f.jsonl"));
         assert_eq!(json["status"], "ok");
         assert_eq!(json["ranks"], json!([null, 1]));
         assert_eq!(json["locate_ms"], 2.0);
         assert!(json.get("in_set").is_none());
         let failed = result(task(&["a.py"], &[]), Outcome::Failed("boom".into()));
         assert!(task_line(&failed).contains("ERROR boom"));
-        assert_eq!(task_json(&failed, Path::new("f"))["status"], "error");
+        assert_eq!(failed.to_json(Path::new("f"))["status"], "error");
         let gone = result(task(&["a.py"], &[]), Outcome::Unavailable("gone".into()));
-        assert_eq!(task_json(&gone, Path::new("f"))["message"], "gone");
+        assert_eq!(gone.to_json(Path::new("f"))["message"], "gone");
     }
 
     #[test]
@@ -1514,91 +1186,10 @@ mod tests {
         );
         assert!(line.contains("open+discover 3.0 ms"), "{line}");
         let failed = discover_result(task(&["a.py"], &[]), Outcome::Failed("boom".into()));
-        assert_eq!(task_json(&failed, Path::new("f"))["in_set"], json!([false]));
+        assert_eq!(failed.to_json(Path::new("f"))["in_set"], json!([false]));
         assert_eq!(
-            task_json(&r, Path::new("f"))["in_set"],
+            r.to_json(Path::new("f"))["in_set"],
             json!([false, true, false])
         );
-    }
-
-    /// A small repository for the end-to-end runs.
-    fn fixture_repo(root: &Path) {
-        let files = [
-            (
-                "shop/cart.py",
-                "from shop.prices import price_of\n\n\nclass Cart:\n    def __init__(self):\n        self.items = []\n\n    def total(self):\n        return sum(price_of(i) for i in self.items)\n",
-            ),
-            (
-                "shop/prices.py",
-                "DISCOUNT = 0.1\n\n\ndef price_of(item):\n    return item.price * (1 - DISCOUNT)\n",
-            ),
-            ("shop/__init__.py", ""),
-            (
-                "tests/test_cart.py",
-                "from shop.cart import Cart\n\n\ndef test_total():\n    assert Cart().total() == 0\n",
-            ),
-            ("README.md", "# shop\n\nA tiny cart.\n"),
-        ];
-        for (path, text) in files {
-            let path = root.join(path);
-            fs::create_dir_all(path.parent().unwrap()).unwrap();
-            fs::write(path, text).unwrap();
-        }
-    }
-
-    #[test]
-    fn discover_and_locate_run_end_to_end_on_a_fixture() {
-        let dir = tempfile::tempdir().unwrap();
-        fixture_repo(dir.path());
-        let mut t = task(&["shop/cart.py"], &[]);
-        t.task = "Cart.total ignores the discount in price_of: the total is wrong".into();
-        let mut o = args(&["x"]).unwrap().unwrap();
-
-        let r = TaskResult::new(t.clone(), run_one(&t, dir.path(), &o), true);
-        let Outcome::Located(run) = &r.outcome else {
-            panic!("{}", task_line(&r));
-        };
-        let package = run.package.as_ref().expect("discover makes a package");
-        assert_eq!(run.stage, "discover");
-        assert!(!package.files.is_empty());
-        assert!(package.used_tokens <= package.max_tokens);
-        assert_eq!(
-            package.max_tokens,
-            DiscoverConfig::default().budget.max_tokens
-        );
-        assert!(package.stages.iter().map(|s| s.0.as_str()).eq(STAGES));
-        assert_eq!(r.scores.in_set.as_ref().map(Vec::len), Some(1));
-        assert_eq!(r.scores.set_size, package.files.len());
-        let json = task_json(&r, Path::new("f"));
-        let selected: Vec<&str> = json["selected"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|f| f["path"].as_str())
-            .collect();
-        assert_eq!(selected, package.files);
-        assert!(json["selected"][0]["view"].is_string());
-        assert_eq!(json["used_tokens"], package.used_tokens);
-        assert_eq!(json["steps"], package.steps);
-        assert_eq!(json["stop"], stop_name(package.stop));
-        assert!(json["discover_ms"].is_number() && json["package"].is_object());
-
-        o.locate = true;
-        let r = TaskResult::new(t.clone(), run_one(&t, dir.path(), &o), false);
-        let Outcome::Located(run) = &r.outcome else {
-            panic!("{}", task_line(&r));
-        };
-        assert!(run.package.is_none() && !run.ranking.is_empty());
-        assert_eq!(r.scores.in_set, None);
-        let json = task_json(&r, Path::new("f"));
-        assert!(json["location"].is_object() && json.get("selected").is_none());
-    }
-
-    #[test]
-    fn panic_messages_are_recovered() {
-        let text = std::panic::catch_unwind(|| panic!("plain")).unwrap_err();
-        assert_eq!(panic_message(&text), "plain");
-        let formatted = std::panic::catch_unwind(|| panic!("{}", 7)).unwrap_err();
-        assert_eq!(panic_message(&formatted), "7");
     }
 }

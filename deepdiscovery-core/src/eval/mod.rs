@@ -13,14 +13,17 @@
 //!
 //! The Rust benchmark (`examples/eval_tasks.rs`), the Python `deepdiscovery.evaluate`
 //! and the CLI's `eval` all call this module, so every quality claim rests on one
-//! definition.
+//! definition: they read task files with [`tasks`], check out a task's commit with
+//! [`checkout`], run it with [`run`] and score it here.
 
 use std::collections::{HashMap, HashSet};
 
 pub mod checkout;
+pub mod run;
 pub mod tasks;
 
-pub use checkout::{CHECKOUTS_ENV, MIRRORS_ENV, ensure_checkout, find_mirror};
+pub use checkout::{CHECKOUTS_ENV, MIRRORS_ENV, ensure_checkout, find_mirror, remove_dir};
+pub use run::{Checkouts, Mode, Outcome, RunOptions, TaskResult, TaskRun, run_at, run_in};
 pub use tasks::{EvalTask, TaskFileError, load_tasks, parse_tasks};
 
 use serde::{Deserialize, Serialize};
