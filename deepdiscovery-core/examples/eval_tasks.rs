@@ -79,6 +79,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use deepdiscovery_core::DiscoverConfig;
 use deepdiscovery_core::cache::DiskCache;
 use deepdiscovery_core::eval::run::stop_name;
 use deepdiscovery_core::eval::{
@@ -86,7 +87,6 @@ use deepdiscovery_core::eval::{
     TaskResult, TaskScore, Totals, load_tasks, run::run_checkout,
 };
 use deepdiscovery_core::locate::Preset;
-use deepdiscovery_core::DiscoverConfig;
 
 const USAGE: &str = "usage: eval_tasks [--limit N] [--repo OWNER/NAME] [--ids A,B] \
 [--checkouts DIR] [--mirrors DIR] [--with-history] [--no-history] [--no-history-cues] [--no-past-changes] [--no-bridge] [--clean] [--cache-dir DIR] [--locate] \
@@ -767,8 +767,8 @@ fn report_missing_ids(tasks: &[EvalTask], options: &Options, file: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use deepdiscovery_core::eval::run::PackageRun;
     use deepdiscovery_core::eval::TaskRun;
+    use deepdiscovery_core::eval::run::PackageRun;
     use deepdiscovery_core::infer::StopReason;
     use serde_json::json;
 

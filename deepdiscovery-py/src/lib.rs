@@ -180,6 +180,45 @@ impl PySession {
         Ok((package.to_json(), package.to_markdown()))
     }
 
+    /// Runs one evaluation task in this session, as every driver runs it
+    /// (`deepdiscovery_core::eval::run_in`): `task_json` is a task as
+    /// `check_task_json` reads it, `options_json` the JSON of `discover_options`.
+    /// Answers JSON with `error` (`None`, or why the run failed: a failed run is
+    /// scored, not raised; a task text the core refuses raises `TaskError`), `returned` (the package's files), `ranking` (its ranked
+    /// files, or the anchors when there are none), `tokens` and `millis`.
+    #[pyo3(signature = (task_json, options_json=None))]
+    fn eval_task_json(
+        &self,
+        py: Python<'_>,
+        task_json: &str,
+        options_json: Option<&str>,
+    ) -> PyResult<String> {
+        use deepdiscovery_core::eval::{Outcome, RunOptions, run_in};
+        let task = eval_task(py, task_json, "task")?;
+        // A task text the core refuses raises as `discover` would (`TaskError`).
+        Task::new(task.task.as_str()).map_err(|e| to_py(py, e))?;
+        let (config, _) =
+            options::discover_options(options_json).map_err(|e| options_to_py(py, e))?;
+        let options = RunOptions {
+            config,
+            ..RunOptions::default()
+        };
+        let outcome = py.detach(|| run_in(&self.inner, &task, &options));
+        let answer = match outcome {
+            Outcome::Ran(run) => serde_json::json!({
+                "error": null,
+                "returned": run.package.as_ref().map(|p| p.files.clone()).unwrap_or_default(),
+                "ranking": run.ranking,
+                "tokens": run.package.as_ref().map_or(0, |p| p.used_tokens),
+                "millis": run.stage_ms,
+            }),
+            Outcome::Failed(message) | Outcome::Unavailable(message) => serde_json::json!({
+                "error": message, "returned": [], "ranking": [], "tokens": 0, "millis": 0.0,
+            }),
+        };
+        Ok(answer.to_string())
+    }
+
     /// Checks discover options without running anything; raises `ConfigError`.
     #[staticmethod]
     fn check_options(py: Python<'_>, options_json: &str) -> PyResult<()> {
@@ -187,6 +226,38 @@ impl PySession {
             .map(|_| ())
             .map_err(|e| options_to_py(py, e))
     }
+}
+
+/// The evaluation task in `task_json`, read as a task file's line is; `TaskError`
+/// naming `at` when it is not one.
+fn eval_task(
+    py: Python<'_>,
+    task_json: &str,
+    at: &str,
+) -> PyResult<deepdiscovery_core::eval::EvalTask> {
+    let value: serde_json::Value = serde_json::from_str(task_json)
+        .map_err(|e| raise(py, "TaskError", format!("{at}: not a JSON object: {e}")))?;
+    deepdiscovery_core::eval::EvalTask::from_value(&value, at)
+        .map_err(|e| raise(py, "TaskError", e.0))
+}
+
+/// The task's checkout under `checkouts`, made when missing from its repository's
+/// git directory under `mirrors` (`deepdiscovery_core::eval::ensure_checkout`):
+/// plain, or with `with_history` a git work tree holding the task commit's
+/// ancestors. Raises `RepositoryNotFoundError` saying why it cannot be had.
+#[pyfunction]
+fn ensure_checkout(
+    py: Python<'_>,
+    task_json: &str,
+    checkouts: std::path::PathBuf,
+    mirrors: std::path::PathBuf,
+    with_history: bool,
+) -> PyResult<std::path::PathBuf> {
+    let task = eval_task(py, task_json, "task")?;
+    py.detach(|| {
+        deepdiscovery_core::eval::ensure_checkout(&task, &checkouts, &mirrors, with_history)
+    })
+    .map_err(|e| raise(py, "RepositoryNotFoundError", e))
 }
 
 /// The tasks of a JSONL file as the core reads them (`deepdiscovery_core::eval::
@@ -204,10 +275,7 @@ fn load_tasks_json(py: Python<'_>, path: &str) -> PyResult<String> {
 /// when it is not a task.
 #[pyfunction]
 fn check_task_json(py: Python<'_>, task_json: &str, at: &str) -> PyResult<String> {
-    let value: serde_json::Value = serde_json::from_str(task_json)
-        .map_err(|e| raise(py, "TaskError", format!("{at}: not a JSON object: {e}")))?;
-    let task = deepdiscovery_core::eval::EvalTask::from_value(&value, at)
-        .map_err(|e| raise(py, "TaskError", e.0))?;
+    let task = eval_task(py, task_json, at)?;
     Ok(serde_json::to_string(&task).unwrap_or_else(|_| "{}".into()))
 }
 
@@ -328,6 +396,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(score_task_json, m)?)?;
     m.add_function(wrap_pyfunction!(load_tasks_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_task_json, m)?)?;
+    m.add_function(wrap_pyfunction!(ensure_checkout, m)?)?;
     m.add_function(wrap_pyfunction!(metrics_json, m)?)?;
     m.add_function(wrap_pyfunction!(cache_info, m)?)?;
     m.add_function(wrap_pyfunction!(cache_clear, m)?)?;

@@ -198,6 +198,17 @@ class Session:
         package_json, markdown = self._native.discover_json(task, options)
         return ContextPackage(json.loads(package_json), markdown)
 
+    def _eval_task(self, task: Mapping[str, Any], config: Optional[Config]) -> Dict[str, Any]:
+        """Runs one evaluation task as every driver runs it (the core's
+        ``eval::run_in``): ``error`` (``None``, or why the run failed), ``returned``,
+        ``ranking``, ``tokens`` and ``millis``. For :func:`deepdiscovery.eval.evaluate`."""
+        _check_task(task["task"])
+        options = json.dumps(self._config(config, {}).to_options(Hints.coerce(None)))
+        answer: Dict[str, Any] = json.loads(
+            self._native.eval_task_json(json.dumps(task, default=str), options)
+        )
+        return answer
+
     def locate(
         self,
         task: str,

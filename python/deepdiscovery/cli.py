@@ -7,7 +7,9 @@ Subcommands:
 - ``locate TASK``: the Location stage's anchors with their scores and signals;
 - ``eval --tasks FILE --repo-root DIR``: the evaluation protocol of
   :mod:`deepdiscovery.eval` on a JSONL file of tasks, as a results table (``--jobs N``
-  processes here, or ``--ray ADDRESS`` on a Ray cluster, with the ``ray`` extra);
+  processes here, or ``--ray ADDRESS`` on a Ray cluster, with the ``ray`` extra); with
+  ``--mirrors DIR [--with-history]`` each task is first checked out at its commit
+  under ``--repo-root``, as the Rust tool ``eval_tasks`` does;
 - ``mcp [--repo DIR]``: a Model Context Protocol server over standard input and output
   (:mod:`deepdiscovery.mcp_server`; needs the ``mcp`` extra); with ``--llm sampling`` it
   asks the client's own model for the LLM-assisted terms;
@@ -30,7 +32,7 @@ from typing import Any, Callable, Dict, Optional, Sequence, TextIO
 
 from deepdiscovery import Config, Hints, Session, __version__
 from deepdiscovery.errors import DeepDiscoveryError, RepositoryError, TaskError
-from deepdiscovery.eval import evaluate, load_tasks, repo_root
+from deepdiscovery.eval import checkouts, evaluate, load_tasks, repo_root
 from deepdiscovery.formatting import format_anchors
 
 __all__ = ["format_anchors", "main"]
@@ -138,9 +140,22 @@ def _parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--tasks", required=True, metavar="FILE", help="JSONL file of tasks")
     evaluation.add_argument(
         "--repo-root",
-        required=True,
         metavar="DIR",
-        help="directory of checkouts: DIR/<id>, else DIR/<owner>+<name>",
+        default=os.environ.get("DD_EVAL_CHECKOUTS") or None,
+        help="directory of checkouts: DIR/<id>, else DIR/<owner>+<name>; with --mirrors, "
+        "where each task's checkout is made (default $DD_EVAL_CHECKOUTS)",
+    )
+    evaluation.add_argument(
+        "--mirrors",
+        metavar="DIR",
+        default=os.environ.get("DD_EVAL_MIRRORS") or None,
+        help="check each task out at its base_commit from the git directories in DIR "
+        "(OWNER+NAME, bare clones; default $DD_EVAL_MIRRORS)",
+    )
+    evaluation.add_argument(
+        "--with-history",
+        action="store_true",
+        help="with --mirrors: check out git work trees holding the commit's ancestors",
     )
     evaluation.add_argument("--limit", type=_count, metavar="N", help="only the first N tasks")
     evaluation.add_argument(
@@ -393,15 +408,26 @@ def _eval(args: argparse.Namespace) -> int:
         raise _UsageError(
             "--jobs and --ray do not go together: on Ray, the cluster sets the parallelism"
         )
-    if not os.path.isdir(args.repo_root):
+    if args.repo_root is None:
+        raise _UsageError("give --repo-root DIR (or set DD_EVAL_CHECKOUTS)")
+    if args.with_history and args.mirrors is None:
+        raise _UsageError("--with-history checks tasks out: give --mirrors DIR too")
+    if args.mirrors is not None:
+        if not os.path.isdir(args.mirrors):
+            raise RepositoryError(f"--mirrors {args.mirrors} is not a directory")
+        os.makedirs(args.repo_root, exist_ok=True)
+        repo_for = checkouts(args.repo_root, args.mirrors, with_history=args.with_history)
+    elif not os.path.isdir(args.repo_root):
         raise RepositoryError(f"--repo-root {args.repo_root} is not a directory")
+    else:
+        repo_for = repo_root(args.repo_root)
     tasks = load_tasks(args.tasks)
     if args.limit is not None:
         tasks = tasks[: args.limit]
     try:
         result = evaluate(
             tasks,
-            repo_root(args.repo_root),
+            repo_for,
             config=_config(args),
             progress=_progress(sys.stderr),
             jobs=max(1, args.jobs),

@@ -9,8 +9,9 @@ A task is a dict (one JSON object per line of a JSONL file) with
 
 - ``id``: a name for the task;
 - ``repo``: the repository it comes from (``owner/name``);
-- ``base_commit`` (optional): the commit the task starts from. It is not checked out
-  here: ``repo_for`` must give the repository as it was at that commit;
+- ``base_commit`` (optional): the commit the task starts from. ``repo_for`` gives the
+  repository as it was at that commit: :func:`checkouts` checks it out from a git
+  directory (plain, or with history), :func:`repo_root` finds checkouts made before;
 - ``task``: the task in plain language;
 - ``gold_files``: the repository-relative paths (``/``-separated) the fix changed;
 - ``gold_new_files`` (optional): the files the fix creates. They are dropped from the
@@ -28,8 +29,10 @@ Metrics, per task and summed up by :meth:`EvalResult.summary`:
 - cost: the tokens the package uses and the wall-clock milliseconds of the task
   (opening its session, when ``evaluate`` opens one, and ``discover``).
 
-A task whose run raises is recorded with its error and scored as an empty set and an
-empty ranking; the run goes on.
+Each task runs as the Rust tool (``examples/eval_tasks.rs``) runs it: the core's
+``deepdiscovery_core::eval::run_in``, which scores the package's ranked files (its
+anchors when it ranks none) and its returned set. A task whose run fails is recorded
+with its error and scored as an empty set and an empty ranking; the run goes on.
 
 Thousands of tasks: ``jobs=N`` runs them in N worker processes on this machine (each
 task in a fresh session, so the records are those of the sequential run, timing
@@ -72,7 +75,7 @@ from typing import (
 from deepdiscovery import Config, Session, _native
 from deepdiscovery.errors import ConfigError, RepositoryNotFoundError, TaskError
 
-__all__ = ["CUTOFFS", "EvalResult", "evaluate", "load_tasks", "repo_root"]
+__all__ = ["CUTOFFS", "EvalResult", "checkouts", "evaluate", "load_tasks", "repo_root"]
 
 #: The cut-offs k of FRR@k and recall@k.
 CUTOFFS = (1, 3, 5, 10, 20)
@@ -90,6 +93,45 @@ def load_tasks(path: Union[str, "os.PathLike[str]"]) -> List[Dict[str, Any]]:
     :class:`TaskError` naming the line that is not a task (it is never skipped)."""
     tasks: List[Dict[str, Any]] = json.loads(_native.load_tasks_json(os.fspath(path)))
     return tasks
+
+
+def checkouts(
+    root: Union[str, "os.PathLike[str]"],
+    mirrors: Union[str, "os.PathLike[str]"],
+    *,
+    with_history: bool = False,
+) -> Callable[[Mapping[str, Any]], str]:
+    """A ``repo_for`` that checks each task out at its ``base_commit`` under the
+    directory ``root`` (``root/<id>``, made once and reused), from the repository's git
+    directory under ``mirrors`` (``OWNER+NAME``, a bare clone; or
+    ``swe-bench+OWNER__NAME``): plain files by default, or with ``with_history`` a git
+    work tree holding the commit's ancestors, so that the session reads the history as
+    a user's clone gives it. The core makes the checkouts, as for the Rust tool
+    (``deepdiscovery_core::eval::ensure_checkout``). When the repository or the commit
+    cannot be had it raises :class:`RepositoryNotFoundError` saying why, and that task
+    is scored as an error."""
+    return _Checkouts(os.fspath(root), os.fspath(mirrors), bool(with_history))
+
+
+class _Checkouts:
+    """The ``repo_for`` of :func:`checkouts`; a class so that it crosses to worker
+    processes (``jobs > 1``)."""
+
+    def __init__(self, root: str, mirrors: str, with_history: bool) -> None:
+        self.root, self.mirrors, self.with_history = root, mirrors, with_history
+
+    def __call__(self, task: Mapping[str, Any]) -> str:
+        # The task as the core reads it: extra fields and JSON-less values dropped.
+        known = {k: task.get(k) for k in _TASK_FIELDS if k in task}
+        return os.fspath(
+            _native.ensure_checkout(
+                json.dumps(known, default=str), self.root, self.mirrors, self.with_history
+            )
+        )
+
+
+#: The fields of a task every driver reads (``deepdiscovery_core::eval::EvalTask``).
+_TASK_FIELDS = ("id", "repo", "base_commit", "task", "gold_files", "gold_new_files", "language")
 
 
 def repo_root(root: Union[str, "os.PathLike[str]"]) -> Callable[[Mapping[str, Any]], str]:
@@ -339,18 +381,19 @@ def _run(
         record["skipped"] = "no gold file left once the files the fix creates are dropped"
         return record
     start = time.perf_counter()
+    returned: List[str] = []
+    ranking: List[str] = []
+    tokens = 0
     try:
         session = _session(repo_for(task), config, sessions)
-        package = session.discover(task["task"], config=config)
+        # The core runs the task as the Rust tool does (eval::run_in).
+        answer = session._eval_task(task, config)
     except Exception as e:  # a failed task is scored, not fatal to the run
         record["error"] = f"{type(e).__name__}: {e}"
-        returned: List[str] = []
-        ranking: List[str] = []
-        tokens = 0
     else:
-        returned = package.paths()
-        ranking = [f["path"] for f in package.ranked_files]
-        tokens = package.budget.get("used_tokens", 0)
+        record["error"] = answer["error"]
+        if answer["error"] is None:
+            returned, ranking, tokens = answer["returned"], answer["ranking"], answer["tokens"]
     record["millis"] = (time.perf_counter() - start) * 1000.0
     record.update(_scores(gold, returned, ranking))
     record["tokens"] = tokens
@@ -460,7 +503,7 @@ class EvalResult:
     def to_dataframe(self) -> Any:
         """The records as a ``pandas.DataFrame``, one row per task. Needs pandas."""
         try:
-            import pandas
+            import pandas  # type: ignore[import-untyped]
         except ImportError as e:
             raise ImportError(
                 "EvalResult.to_dataframe needs pandas, which is not installed: "
@@ -512,7 +555,7 @@ def _task_table(records: List[Dict[str, Any]]) -> List[str]:
     return _aligned(rows)
 
 
-def _aligned(rows: List[Sequence[str]]) -> List[str]:
+def _aligned(rows: Sequence[Sequence[str]]) -> List[str]:
     """Rows as left-aligned columns under a ruled header."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
 

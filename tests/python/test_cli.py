@@ -198,12 +198,15 @@ def test_library_errors_exit_1_with_one_line(capsys, argv, message):
         (["discover", TASK, "--budget-tokens", "many"], "invalid int value: 'many'"),
         (["discover", TASK, "--format", "html"], "invalid choice: 'html'"),
         (["locate", TASK, "--format", "markdown"], "invalid choice: 'markdown'"),
-        (["eval", "--tasks", "t.jsonl"], "required: --repo-root"),
+        (["eval", "--tasks", "t.jsonl"], "give --repo-root DIR (or set DD_EVAL_CHECKOUTS)"),
+        (["eval", "--tasks", "t.jsonl", "--repo-root", ".", "--with-history"], "give --mirrors"),
         (["eval", "--tasks", "t.jsonl", "--repo-root", ".", "--limit", "-1"], "must be 0 or more"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
     ],
 )
-def test_usage_errors_exit_2(capsys, argv, message):
+def test_usage_errors_exit_2(capsys, monkeypatch, argv, message):
+    monkeypatch.delenv("DD_EVAL_CHECKOUTS", raising=False)
+    monkeypatch.delenv("DD_EVAL_MIRRORS", raising=False)
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
     assert "usage: deepdiscovery" in err and message in err
@@ -285,6 +288,11 @@ def test_eval_input_errors_exit_1(capsys, tmp_path):
         capsys, "eval", "--tasks", str(tasks), "--repo-root", str(tmp_path / "absent")
     )
     assert code == 1 and err.startswith("error: --repo-root") and "is not a directory" in err
+    code, _, err = run(
+        capsys, "eval", "--tasks", str(tasks), "--repo-root", str(tmp_path / "co"),
+        "--mirrors", str(tmp_path / "absent"),
+    )
+    assert code == 1 and err.startswith("error: --mirrors") and "is not a directory" in err
     code, _, err = run(
         capsys, "eval", "--tasks", str(tmp_path / "absent.jsonl"), "--repo-root", str(FIXTURES)
     )

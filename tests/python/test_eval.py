@@ -275,3 +275,51 @@ def test_task_files_are_read_by_the_core_as_every_driver_reads_them(tmp_path):
     path.write_text(json.dumps(line) + "\n" + json.dumps({**line, "task": None}) + "\n", encoding="utf-8")
     with pytest.raises(deepdiscovery.TaskError, match=r"tasks.jsonl:2: task must be a string, got null"):
         load_tasks(path)
+
+
+def _git(*args, cwd):
+    import subprocess
+
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_checkouts_check_each_task_out_at_its_commit_as_the_rust_tool_does(tmp_path):
+    import shutil
+    import subprocess
+
+    work = tmp_path / "work"
+    shutil.copytree(FIXTURES / "locate_app", work)
+    _git("init", "-q", cwd=work)
+    _git("add", "-A", cwd=work)
+    _git("commit", "-qm", "first", cwd=work)
+    first = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=work, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    # A later commit removes the gold file: only a checkout at `first` finds it.
+    (work / TOP).unlink()
+    _git("commit", "-qam", "second", cwd=work)
+    mirrors = tmp_path / "mirrors"
+    mirrors.mkdir()
+    _git("clone", "-q", "--mirror", str(work), str(mirrors / "acme+locate_app"), cwd=tmp_path)
+
+    tasks = [dict(task("at-first", [TOP]), base_commit=first)]
+    expected = evaluate(tasks, fixtures_repo, config=CONFIG).records[0]
+    for history in (False, True):
+        root = tmp_path / f"co-{history}"
+        root.mkdir()
+        result = evaluate(tasks, deepdiscovery.eval.checkouts(root, mirrors, with_history=history), config=CONFIG)
+        record = result.records[0]
+        assert record["error"] is None and record["frr"] == 1
+        assert (root / "at-first" / TOP).is_file()
+        assert (root / "at-first" / ".git").exists() == history
+        if not history:
+            assert record["returned"] == expected["returned"]
+
+    missing = [dict(task("gone", [TOP], repo="acme/absent"), base_commit=first)]
+    record = evaluate(missing, deepdiscovery.eval.checkouts(tmp_path / "co-False", mirrors)).records[0]
+    assert record["error"].startswith("RepositoryNotFoundError") and "acme/absent" in record["error"]

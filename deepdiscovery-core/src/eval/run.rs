@@ -312,8 +312,8 @@ impl TaskRun {
     pub fn score(&self, gold: &[&str]) -> TaskScore {
         let ranking: Vec<&str> = self.ranking.iter().map(String::as_str).collect();
         let anchors: Vec<&str> = self.anchors.iter().map(String::as_str).collect();
-        let set: Option<Vec<&str>> = (self.package.as_ref())
-            .map(|p| p.files.iter().map(String::as_str).collect());
+        let set: Option<Vec<&str>> =
+            (self.package.as_ref()).map(|p| p.files.iter().map(String::as_str).collect());
         TaskScore::new(gold, &ranking, &anchors, set.as_deref())
     }
 }
@@ -548,7 +548,10 @@ mod tests {
         assert_eq!(r.scores.gold_ranks, [Some(1)]);
         let json = r.to_json(Path::new("f"));
         assert!(json["location"].is_object() && json.get("selected").is_none());
-        assert_eq!(json["feature_names"].as_array().unwrap().len(), FEATURE_NAMES.len());
+        assert_eq!(
+            json["feature_names"].as_array().unwrap().len(),
+            FEATURE_NAMES.len()
+        );
         assert!(json["locate_ms"].is_number());
         let row = &json["features"][0];
         assert_eq!(row[1].as_array().unwrap().len(), FEATURE_NAMES.len());
@@ -578,7 +581,12 @@ mod tests {
         let r = TaskResult::new(bad, failed, true);
         assert_eq!(r.scores.in_set, Some(vec![false, false]));
         assert_eq!(r.to_json(Path::new("f"))["status"], "error");
-        let gone = run_at(&dir.path().join("missing"), &t, &RunOptions::default(), None);
+        let gone = run_at(
+            &dir.path().join("missing"),
+            &t,
+            &RunOptions::default(),
+            None,
+        );
         assert!(matches!(&gone, Outcome::Failed(m) if m.starts_with("Session::open")));
         let checkouts = Checkouts {
             dir: dir.path().join("co"),
@@ -586,9 +594,16 @@ mod tests {
             ..Checkouts::default()
         };
         let r = run_checkout(t, &checkouts, &RunOptions::default());
-        assert!(matches!(r.outcome, Outcome::Unavailable(_)), "{:?}", r.outcome);
+        assert!(
+            matches!(r.outcome, Outcome::Unavailable(_)),
+            "{:?}",
+            r.outcome
+        );
         let json = r.to_json(Path::new("f"));
         assert_eq!(json["status"], "unavailable");
-        assert!(json["message"].as_str().unwrap().contains("owner/name"), "{json}");
+        assert!(
+            json["message"].as_str().unwrap().contains("owner/name"),
+            "{json}"
+        );
     }
 }
