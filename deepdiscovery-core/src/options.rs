@@ -302,7 +302,7 @@ fn parse_object(text: Option<&str>, name: &str) -> Result<Map<String, Value>, Fa
         Ok(Value::Null) => Ok(Map::new()),
         Ok(other) => Err(not_json(format!(
             "{name} must be a JSON object, got {}",
-            kind(&other)
+            json_kind(&other)
         ))),
         Err(e) => Err(not_json(format!("{name} is not valid JSON: {e}"))),
     }
@@ -585,10 +585,11 @@ fn invalid(error: Error) -> Failure {
 }
 
 fn wrong(at: &str, expected: &str, got: &Value) -> Failure {
-    config_error(format!("{at} must be {expected}, got {}", kind(got)))
+    config_error(format!("{at} must be {expected}, got {}", json_kind(got)))
 }
 
-fn kind(value: &Value) -> &'static str {
+/// What kind of JSON value `value` is, for error messages ("an array", "null"…).
+pub(crate) fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

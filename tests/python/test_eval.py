@@ -157,7 +157,7 @@ def test_bad_task_files_name_the_line_and_the_field(tmp_path):
         evaluate(path, fixtures_repo)
     with pytest.raises(deepdiscovery.TaskError, match="cannot read the tasks file"):
         load_tasks(tmp_path / "absent.jsonl")
-    with pytest.raises(deepdiscovery.TaskError, match="gold_files must be a list"):
+    with pytest.raises(deepdiscovery.TaskError, match="gold_files must be an array"):
         evaluate([{"id": "a", "repo": "r", "task": "t", "gold_files": "a.py"}], fixtures_repo)
     with pytest.raises(deepdiscovery.ConfigError, match="config must be"):
         evaluate([], fixtures_repo, config={"budget_tokens": 3})
@@ -270,7 +270,7 @@ def test_task_files_are_read_by_the_core_as_every_driver_reads_them(tmp_path):
     }
     # In memory, the caller's other fields stay; a wrong type is named as in a file.
     assert deepdiscovery.eval._checked(line, "task 1")["note"] == "kept?"
-    with pytest.raises(deepdiscovery.TaskError, match="task 1: a task must be a JSON object, got a list"):
+    with pytest.raises(deepdiscovery.TaskError, match="task 1: a task must be a JSON object, got an array"):
         deepdiscovery.eval._checked(["not", "a", "task"], "task 1")
     path.write_text(json.dumps(line) + "\n" + json.dumps({**line, "task": None}) + "\n", encoding="utf-8")
     with pytest.raises(deepdiscovery.TaskError, match=r"tasks.jsonl:2: task must be a string, got null"):

@@ -20,6 +20,8 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::options::json_kind;
+
 /// One evaluation task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EvalTask {
@@ -67,7 +69,7 @@ impl EvalTask {
         let Value::Object(object) = value else {
             return Err(fail(format!(
                 "a task must be a JSON object, got {}",
-                kind(value)
+                json_kind(value)
             )));
         };
         let missing: Vec<&str> = REQUIRED
@@ -81,12 +83,20 @@ impl EvalTask {
         let id = match &object["id"] {
             Value::String(s) => s.clone(),
             Value::Number(n) => n.to_string(),
-            other => return Err(fail(format!("id must be a string, got {}", kind(other)))),
+            other => {
+                return Err(fail(format!(
+                    "id must be a string, got {}",
+                    json_kind(other)
+                )));
+            }
         };
         let text = |key: &str| match object.get(key) {
             Some(Value::String(s)) => Ok(Some(s.clone())),
             None | Some(Value::Null) => Ok(None),
-            Some(other) => Err(fail(format!("{key} must be a string, got {}", kind(other)))),
+            Some(other) => Err(fail(format!(
+                "{key} must be a string, got {}",
+                json_kind(other)
+            ))),
         };
         let paths = |key: &str| match object.get(key) {
             None | Some(Value::Null) => Ok(Vec::new()),
@@ -94,8 +104,8 @@ impl EvalTask {
                 .iter()
                 .map(|p| p.as_str().map(str::to_string))
                 .collect::<Option<Vec<String>>>()
-                .ok_or_else(|| fail(format!("{key} must be a list of paths"))),
-            Some(_) => Err(fail(format!("{key} must be a list of paths"))),
+                .ok_or_else(|| fail(format!("{key} must be an array of paths"))),
+            Some(_) => Err(fail(format!("{key} must be an array of paths"))),
         };
         let required = |value: Option<String>, key: &str| {
             value.ok_or_else(|| fail(format!("{key} must be a string, got null")))
@@ -125,18 +135,6 @@ impl EvalTask {
     /// Whether the fix creates `path`.
     pub fn is_new(&self, path: &str) -> bool {
         self.gold_new_files.iter().any(|n| n == path)
-    }
-}
-
-/// The JSON type of a value, as an error names it.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -194,7 +192,7 @@ mod tests {
             ("not json", "t.jsonl:2: not a JSON object"),
             (
                 "[1, 2]",
-                "t.jsonl:2: a task must be a JSON object, got a list",
+                "t.jsonl:2: a task must be a JSON object, got an array",
             ),
             (
                 r#"{"id": "b"}"#,
@@ -206,15 +204,15 @@ mod tests {
             ),
             (
                 r#"{"id": "b", "repo": "o/r", "task": "t", "gold_files": "x.py"}"#,
-                "t.jsonl:2: gold_files must be a list of paths",
+                "t.jsonl:2: gold_files must be an array of paths",
             ),
             (
                 r#"{"id": "b", "repo": "o/r", "task": "t", "gold_files": [1]}"#,
-                "t.jsonl:2: gold_files must be a list of paths",
+                "t.jsonl:2: gold_files must be an array of paths",
             ),
             (
                 r#"{"id": ["b"], "repo": "o/r", "task": "t", "gold_files": []}"#,
-                "t.jsonl:2: id must be a string, got a list",
+                "t.jsonl:2: id must be a string, got an array",
             ),
             (
                 r#"{"id": "b", "repo": null, "task": "t", "gold_files": []}"#,
