@@ -111,7 +111,7 @@ impl<'h> Counts<'h> {
 pub(super) fn complete(
     history: &History,
     anchors: &[(String, f32)],
-    ranked: &[String],
+    ranked: &[&str],
     context: &dyn Fn(&str) -> bool,
     role: &dyn Fn(&str) -> Option<Role>,
 ) -> Vec<Completion> {
@@ -120,7 +120,7 @@ pub(super) fn complete(
         .iter()
         .take(PARTNER_POOL)
         .enumerate()
-        .map(|(i, p)| (p.as_str(), i))
+        .map(|(i, p)| (*p, i))
         .collect();
     let mut out: HashMap<String, Completion> = HashMap::new();
     let mut offer = |c: Completion| {
@@ -288,9 +288,7 @@ mod tests {
         commits.push(&["api.py", "util.py"]);
         commits.push(&["api.py", "util.py"]);
         let h = history(&commits);
-        let ranked: Vec<String> = ["api.py", "schema.py", "tests/test_api.py", "util.py"]
-            .map(String::from)
-            .to_vec();
+        let ranked = ["api.py", "schema.py", "tests/test_api.py", "util.py"];
         let anchors = vec![("api.py".to_string(), 1.0)];
         let out = complete(&h, &anchors, &ranked, &|p| p == "api.py", &role);
         // schema.py: 6 of api's 12 changes; the test file never joins; util.py changed
@@ -299,11 +297,11 @@ mod tests {
         assert!(out[0].strength >= MIN_PARTNER && out[0].rationale.contains("6 of its last 12"));
 
         // Not among Location's candidates: the history alone does not bring it.
-        let ranked = vec!["api.py".to_string()];
+        let ranked = ["api.py"];
         assert!(complete(&h, &anchors, &ranked, &|p| p == "api.py", &role).is_empty());
         // A weak anchor lends nothing.
         let weak = vec![("api.py".to_string(), 0.3)];
-        let ranked: Vec<String> = ["api.py", "schema.py"].map(String::from).to_vec();
+        let ranked = ["api.py", "schema.py"];
         assert!(complete(&h, &weak, &ranked, &|p| p == "api.py", &role).is_empty());
     }
 

@@ -27,6 +27,7 @@ use std::sync::OnceLock;
 use super::changeset::{Coupling, couplings};
 use crate::artifact::Role;
 use crate::graph::{Relation, RelationFamily, RepoGraph};
+use crate::hashing::PathIndex;
 use crate::locate::features::FeatureTable;
 use crate::locate::{Location, Scorer};
 use crate::resolve::{file_name, parent_dir};
@@ -201,16 +202,22 @@ struct Context<'a> {
     /// How many of the task's terms only other candidates match.
     uncovered: f32,
     cued: HashSet<&'a str>,
-    rank_of: HashMap<&'a str, usize>,
+    rank_of: PathIndex<'a>,
 }
 
 impl<'a> Context<'a> {
     fn new(inputs: &'a Inputs<'a>) -> Self {
         let location = inputs.location;
-        let mut by_rank: Vec<f32> = location
-            .ranked
-            .iter()
-            .map(|r| probability(location, &r.path))
+        let rank_of: PathIndex<'a> = (location.ranked.iter())
+            .enumerate()
+            .map(|(k, r)| (r.path.as_str(), k))
+            .collect();
+        // The ranked files' probabilities, best first: those the learned scorer gave
+        // (every other file's is 0, which neither the two best nor the strong count
+        // can tell from an absent one).
+        let mut by_rank: Vec<f32> = (location.probability.iter())
+            .filter(|(path, _)| rank_of.contains_key(path.as_str()))
+            .map(|(_, p)| *p)
             .collect();
         by_rank.sort_by(|a, b| b.total_cmp(a));
         let anchors: Vec<(String, f32)> = location
@@ -269,12 +276,7 @@ impl<'a> Context<'a> {
                 .iter()
                 .flat_map(|c| c.files.iter().map(String::as_str))
                 .collect(),
-            rank_of: location
-                .ranked
-                .iter()
-                .enumerate()
-                .map(|(k, r)| (r.path.as_str(), k))
-                .collect(),
+            rank_of,
         }
     }
 

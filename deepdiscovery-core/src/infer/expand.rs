@@ -237,7 +237,7 @@ pub struct ExpandInput<'a> {
     /// Normalized Location score of every scored file.
     pub location: &'a HashMap<String, f32>,
     /// Location's ranking (paths, best first), for local search.
-    pub ranked: &'a [String],
+    pub ranked: &'a [&'a str],
     /// Estimated tokens of a file's metadata card.
     pub card_tokens: &'a dyn Fn(&str) -> usize,
     /// The role prior π(role | q).
@@ -605,14 +605,14 @@ fn add_links(
     for path in input
         .ranked
         .iter()
-        .filter(|p| parent_dir(p) == dir && !index.contains_key(p.as_str()) && **p != file.path)
+        .filter(|p| parent_dir(p) == dir && !index.contains_key(**p) && **p != file.path)
         .take(LOCAL_SEARCH_DEPTH)
     {
-        let score = input.location.get(path).copied().unwrap_or(0.0);
+        let score = input.location.get(*path).copied().unwrap_or(0.0);
         if score <= 0.0 {
             continue;
         }
-        frontier.entry(path.clone()).or_default().push(Link {
+        frontier.entry(path.to_string()).or_default().push(Link {
             from: file.path.clone(),
             via: Via::LocalSearch,
             confidence: score,

@@ -25,6 +25,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::facts::Facts;
+use crate::hashing::ContentMap;
 use crate::locate::lexical::{WordMap, word_hash};
 use crate::resolve::{file_name, parent_dir};
 use crate::session::{ArtifactInfo, Session};
@@ -100,7 +101,7 @@ impl ScopeLimits {
 pub(crate) fn neighbourhood(
     session: &Session,
     artifacts: &[ArtifactInfo],
-    words: &HashMap<String, Arc<[u32]>>,
+    words: &ContentMap<String, Arc<[u32]>>,
     seeds: &[(String, f32)],
     limits: ScopeLimits,
 ) -> Vec<String> {
@@ -235,7 +236,7 @@ fn is_searchable(name: &str) -> bool {
 /// is found by no name. The hashes are 32-bit: a chance collision (about one file in
 /// three thousand per round, for a few thousand names) adds one weak, wrong hit.
 fn mention_scores(
-    words: &HashMap<String, Arc<[u32]>>,
+    words: &ContentMap<String, Arc<[u32]>>,
     paths: &[&str],
     names: &BTreeMap<String, f32>,
     max_files: usize,

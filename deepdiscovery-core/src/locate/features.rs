@@ -18,6 +18,7 @@ use super::history::CoChanges;
 use super::lexical::{FIELDS, Field, LexicalView, Query};
 use crate::artifact::Role;
 use crate::facts::Facts;
+use crate::hashing::ContentMap;
 use crate::resolve::{file_name, parent_dir};
 use crate::session::ArtifactInfo;
 
@@ -204,7 +205,8 @@ struct RowContext<'a> {
     fields: Vec<([f32; FIELDS], [f32; FIELDS])>,
     best_field: [f32; FIELDS],
     languages: HashMap<crate::artifact::Language, usize>,
-    names: HashMap<&'a str, usize>,
+    /// Per candidate's file name, how many listed files have it.
+    names: ContentMap<&'a str, usize>,
     has_trace: bool,
 }
 
@@ -239,10 +241,17 @@ impl<'a> RowContext<'a> {
             }
         }
         let mut languages: HashMap<_, usize> = HashMap::new();
-        let mut names: HashMap<&str, usize> = HashMap::new();
+        // How many files share a candidate's name: counted for the candidates' names
+        // only (a row is asked of candidates alone), not a map of every name.
+        let mut names: ContentMap<&str, usize> = candidates
+            .iter()
+            .map(|&i| (file_name(&inputs.artifacts[i].path), 0))
+            .collect();
         for a in inputs.artifacts {
             *languages.entry(a.language).or_default() += 1;
-            *names.entry(file_name(&a.path)).or_default() += 1;
+            if let Some(count) = names.get_mut(file_name(&a.path)) {
+                *count += 1;
+            }
         }
         RowContext {
             inputs,

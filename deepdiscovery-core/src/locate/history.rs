@@ -41,7 +41,7 @@ pub(super) type CoChanges = HashMap<(u32, u32), f32>;
 pub(super) fn apply(
     history: &History,
     paths: &[&str],
-    by_path: &HashMap<&str, usize>,
+    by_path: &crate::hashing::PathIndex<'_>,
     evidence: &mut [Vec<Signal>],
 ) -> CoChanges {
     let (edges, signals) = analyze(history, paths, |p| by_path.get(p).map(|&i| i as u32));

@@ -228,9 +228,10 @@ pub struct Location {
     #[serde(skip)]
     pub features: FeatureTable,
     /// Per file read by the lexical pass, the hashes of the identifiers it writes
-    /// ([`lexical::FileStats::words`]): where the graph's scope looks for names.
+    /// ([`lexical::FileStats::words`]): where the graph's scope looks for names. A
+    /// file that writes none is left out.
     #[serde(skip)]
-    pub(crate) words: std::sync::Arc<HashMap<String, std::sync::Arc<[u32]>>>,
+    pub(crate) words: std::sync::Arc<crate::hashing::ContentMap<String, std::sync::Arc<[u32]>>>,
     /// Per file among the best [`MATCHED_FILES`] ranked, the task's terms it matches
     /// (indices into the query's terms) with their BM25F contributions: what the
     /// change-set completion reads to see which of the task's words the context

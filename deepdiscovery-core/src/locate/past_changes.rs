@@ -143,7 +143,7 @@ impl Messages {
 pub(super) fn apply(
     history: &History,
     query: &Query,
-    by_path: &HashMap<&str, usize>,
+    by_path: &crate::hashing::PathIndex<'_>,
     evidence: &mut [Vec<Signal>],
 ) {
     if history.commits.is_empty() || query.terms.is_empty() {
@@ -254,7 +254,7 @@ mod tests {
             ],
         );
         let paths = ["core/index.py", "core/names.py", "docs/logo.md", "setup.py"];
-        let by_path: HashMap<&str, usize> =
+        let by_path: crate::hashing::PathIndex<'_> =
             paths.iter().enumerate().map(|(i, p)| (*p, i)).collect();
         let query = Query::new("Copying a unicode index drops it", Vec::new(), Vec::new());
         let mut evidence = vec![Vec::new(); paths.len()];
@@ -287,7 +287,7 @@ mod tests {
         }
         let history = History::new("h".repeat(40), 1_700_000_000, commits);
         let paths = ["core/index.py", "CHANGES"];
-        let by_path: HashMap<&str, usize> =
+        let by_path: crate::hashing::PathIndex<'_> =
             paths.iter().enumerate().map(|(i, p)| (*p, i)).collect();
         let query = Query::new("Copying a unicode index drops it", Vec::new(), Vec::new());
         let mut evidence = vec![Vec::new(); paths.len()];
@@ -298,7 +298,7 @@ mod tests {
 
     #[test]
     fn no_history_or_no_words_lend_nothing() {
-        let by_path: HashMap<&str, usize> = HashMap::new();
+        let by_path = crate::hashing::PathIndex::default();
         let mut evidence: Vec<Vec<Signal>> = Vec::new();
         let empty = History::new("h".repeat(40), 0, Vec::new());
         apply(

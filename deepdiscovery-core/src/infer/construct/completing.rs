@@ -43,7 +43,7 @@ pub(super) fn complete_change_set(
     ordered: &mut Vec<Scored>,
     history: &History,
     anchors: &[(String, f32)],
-    ranked: &[String],
+    ranked: &[&str],
     graph: &RepoGraph,
     normalized: &HashMap<String, f32>,
 ) {

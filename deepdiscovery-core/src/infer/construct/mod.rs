@@ -20,6 +20,7 @@ use crate::Result;
 use crate::artifact::{Language, Role};
 use crate::facts::Facts;
 use crate::graph::{Relation, RelationFamily, RepoGraph};
+use crate::hashing::ContentMap;
 use crate::locate::features::FeatureTable;
 use crate::locate::{CueKind, Location, cue_symbol, task_type, view};
 use crate::plugins::LlmCaller;
@@ -132,7 +133,7 @@ pub(super) fn run(
 struct Neighbourhood {
     graph: Arc<RepoGraph>,
     /// Every artifact, by path (with the facts parsed so far).
-    artifacts: HashMap<String, ArtifactInfo>,
+    artifacts: ContentMap<String, ArtifactInfo>,
     /// Files parsed for the query: the graph's scope and Location's candidates.
     files_parsed: usize,
 }
@@ -165,7 +166,7 @@ fn graph_of_task(
         session.graph_of_listed(&scope)
     };
     // Listed again: the graph parsed its scope.
-    let artifacts: HashMap<String, ArtifactInfo> = session
+    let artifacts: ContentMap<String, ArtifactInfo> = session
         .artifacts_listed()
         .into_iter()
         .map(|a| (a.path.clone(), a))
@@ -186,19 +187,21 @@ fn graph_of_task(
 }
 
 /// Location's scores as the later steps read them.
-struct LocationScores {
+struct LocationScores<'a> {
     /// Normalized, min-max over the candidate pool: 1 for the best file, 0 from the
     /// pool's last candidate down (the role prior alone gives every source file a
-    /// floor that says nothing about the task).
+    /// floor that says nothing about the task). Only the files above 0 are kept:
+    /// every reader takes an absent file for 0, and a large repository's ranking
+    /// holds every file.
     normalized: HashMap<String, f32>,
     /// Every path, as Location ranked them.
-    ranked: Vec<String>,
+    ranked: Vec<&'a str>,
     /// The anchors with their normalized scores.
     anchors: Vec<(String, f32)>,
 }
 
-impl LocationScores {
-    fn new(location: &Location) -> Self {
+impl<'a> LocationScores<'a> {
+    fn new(location: &'a Location) -> Self {
         let top = location.ranked.first().map_or(1.0, |r| r.score);
         let floor = location
             .ranked
@@ -209,7 +212,9 @@ impl LocationScores {
         let normalized: HashMap<String, f32> = location
             .ranked
             .iter()
-            .map(|r| (r.path.clone(), ((r.score - floor) / spread).clamp(0.0, 1.0)))
+            .map(|r| (r, ((r.score - floor) / spread).clamp(0.0, 1.0)))
+            .filter(|(_, score)| *score > 0.0)
+            .map(|(r, score)| (r.path.clone(), score))
             .collect();
         let anchors = location
             .anchors
@@ -221,7 +226,7 @@ impl LocationScores {
             .collect();
         LocationScores {
             normalized,
-            ranked: location.ranked.iter().map(|r| r.path.clone()).collect(),
+            ranked: location.ranked.iter().map(|r| r.path.as_str()).collect(),
             anchors,
         }
     }
@@ -233,7 +238,7 @@ fn expand_anchors(
     config: &DiscoverConfig,
     location: &Location,
     graph: &RepoGraph,
-    scores: &LocationScores,
+    scores: &LocationScores<'_>,
     cards: &CardCache<'_>,
 ) -> Expansion {
     let card_tokens = |path: &str| cards.tokens(path);
@@ -263,7 +268,7 @@ struct Construction<'a> {
     llm: Option<&'a LlmCaller<'a>>,
     location: &'a Location,
     neighbourhood: &'a Neighbourhood,
-    scores: &'a LocationScores,
+    scores: &'a LocationScores<'a>,
     cards: &'a CardCache<'a>,
     expansion: &'a Expansion,
 }
@@ -360,9 +365,9 @@ struct Ordering<'a> {
     config: &'a DiscoverConfig,
     graph: &'a RepoGraph,
     anchors: &'a [(String, f32)],
-    ranked: &'a [String],
+    ranked: &'a [&'a str],
     normalized: &'a HashMap<String, f32>,
-    artifacts: &'a HashMap<String, ArtifactInfo>,
+    artifacts: &'a ContentMap<String, ArtifactInfo>,
 }
 
 /// Cluster, filter and re-rank the expanded context (§III.D), then complete it from
@@ -536,7 +541,7 @@ impl TaskWords {
 /// Metadata cards computed once per file per query.
 struct CardCache<'a> {
     session: &'a Session,
-    artifacts: &'a HashMap<String, ArtifactInfo>,
+    artifacts: &'a ContentMap<String, ArtifactInfo>,
     words: &'a TaskWords,
     /// Per file, the definition the task describes ([`Location`]'s `described`).
     described: &'a HashMap<String, String>,
@@ -547,7 +552,7 @@ struct CardCache<'a> {
 impl<'a> CardCache<'a> {
     fn new(
         session: &'a Session,
-        artifacts: &'a HashMap<String, ArtifactInfo>,
+        artifacts: &'a ContentMap<String, ArtifactInfo>,
         words: &'a TaskWords,
         described: &'a HashMap<String, String>,
     ) -> CardCache<'a> {

@@ -182,7 +182,7 @@ pub(super) fn cue_signals<'r>(
     resolved: &'r [ResolvedCue],
     query: &Query,
     view: &LexicalView,
-    by_path: &HashMap<&str, usize>,
+    by_path: &PathIndex<'_>,
     n: usize,
 ) -> (Vec<Vec<Signal>>, Vec<PackageCue<'r>>) {
     let mut evidence: Vec<Vec<Signal>> = vec![Vec::new(); n];

@@ -211,7 +211,7 @@ pub(super) fn defining_files(
     query: &Query,
     view: &LexicalView,
     files: &[String],
-    by_path: &HashMap<&str, usize>,
+    by_path: &PathIndex<'_>,
 ) -> Vec<usize> {
     let name = match cue.kind {
         CueKind::TestId => None,

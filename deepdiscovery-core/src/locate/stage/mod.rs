@@ -28,6 +28,7 @@ use super::view;
 use super::{LocateConfig, LocateCost, Location, Preset, ScoredFile, Scorer, Terms};
 use crate::Result;
 use crate::artifact::{Role, is_test_file_name};
+use crate::hashing::PathIndex;
 use crate::plugins::LlmCaller;
 use crate::resolve::{file_name, parent_dir};
 use crate::session::{ArtifactInfo, Session};

@@ -8,7 +8,7 @@ use super::*;
 pub(super) struct Files<'a> {
     pub(super) artifacts: &'a [ArtifactInfo],
     pub(super) paths: Vec<&'a str>,
-    pub(super) by_path: HashMap<&'a str, usize>,
+    pub(super) by_path: PathIndex<'a>,
 }
 
 impl<'a> Files<'a> {
@@ -105,8 +105,9 @@ pub(super) struct Lexical {
     pub(super) view: LexicalView,
     /// Files ranked by their path alone (beyond `budget.max_files`).
     pub(super) by_path_alone: usize,
-    /// Per path, the identifiers the file writes (for the graph's scope).
-    pub(super) words: HashMap<String, Arc<[u32]>>,
+    /// Per path, the identifiers the file writes (for the graph's scope); a file
+    /// that writes none (one ranked by its path alone) is left out.
+    pub(super) words: crate::hashing::ContentMap<String, Arc<[u32]>>,
     /// The cues, resolved to the files they name.
     pub(super) resolved: Vec<ResolvedCue>,
     /// s_sem: BM25F, normalized to the best file.
@@ -135,10 +136,9 @@ pub(super) fn lexical_terms(
     let scanner = lexical::Scanner::new(query);
     let (stats, by_path_alone) = lexical_pass(session, query, &scanner, &files.paths, config);
     let view = lexical::aggregate(query, stats);
-    let words: HashMap<String, Arc<[u32]>> = files
-        .paths
-        .iter()
+    let words: crate::hashing::ContentMap<String, Arc<[u32]>> = (files.paths.iter())
         .zip(&view.files)
+        .filter(|(_, stats)| !stats.words.is_empty())
         .map(|(path, stats)| (path.to_string(), Arc::clone(&stats.words)))
         .collect();
     let resolver = LexicalResolver {
