@@ -107,7 +107,6 @@ pub(crate) fn neighbourhood(
 ) -> Vec<String> {
     let mut scope: BTreeSet<String> = seeds.iter().map(|(p, _)| p.clone()).collect();
     let mut frontier: Vec<(String, f32)> = seeds.to_vec();
-    let stems = StemIndex::new(artifacts);
     let large = limits.large_files(artifacts);
     for _ in 0..limits.rounds {
         if frontier.is_empty() {
@@ -117,7 +116,9 @@ pub(crate) fn neighbourhood(
         let paths: Vec<&str> = frontier.iter().map(|(p, _)| p.as_str()).collect();
         let mut names: BTreeMap<String, f32> = BTreeMap::new();
         let mut by_path: BTreeMap<String, f32> = BTreeMap::new();
-        for (path, facts) in session.facts_listed(&paths) {
+        let listed = session.facts_listed(&paths);
+        let stems = StemIndex::new(artifacts, listed.iter().map(|(_, facts)| facts.as_ref()));
+        for (path, facts) in listed {
             let weight = weights.get(path.as_str()).copied().unwrap_or(0.0);
             for name in names_of(&path, &facts, limits.max_names_per_file) {
                 let entry = names.entry(name).or_insert(0.0);
@@ -312,16 +313,30 @@ impl HashBits {
     }
 }
 
-/// File stems → paths, to follow imports by name before anything is resolved.
-struct StemIndex<'a>(HashMap<&'a str, Vec<&'a str>>);
+/// File stems → paths, to follow imports by name before anything is resolved: the
+/// stems the imports of one round's files can ask for, each with every file that has
+/// it (a listing of a million files has as many stems; a round asks for a few
+/// hundred).
+struct StemIndex<'a>(ContentMap<String, Vec<&'a str>>);
 
 impl<'a> StemIndex<'a> {
-    fn new(artifacts: &'a [ArtifactInfo]) -> Self {
-        let mut map: HashMap<&str, Vec<&str>> = HashMap::new();
+    fn new<'f>(artifacts: &'a [ArtifactInfo], importers: impl Iterator<Item = &'f Facts>) -> Self {
+        let mut map: ContentMap<String, Vec<&str>> = ContentMap::default();
+        for facts in importers {
+            for import in &facts.imports {
+                for segment in import_segments(&import.target) {
+                    if !map.contains_key(segment) {
+                        map.insert(segment.to_string(), Vec::new());
+                    }
+                }
+            }
+        }
         for a in artifacts {
             let name = file_name(&a.path);
             let stem = name.split('.').next().unwrap_or(name);
-            map.entry(stem).or_default().push(&a.path);
+            if let Some(paths) = map.get_mut(stem) {
+                paths.push(&a.path);
+            }
         }
         StemIndex(map)
     }
@@ -331,9 +346,8 @@ impl<'a> StemIndex<'a> {
     fn import_targets(&self, facts: &Facts, max_files: usize) -> Vec<&'a str> {
         let mut out = Vec::new();
         for import in &facts.imports {
-            for segment in import.target.split(['.', ':', '/', '\\']) {
+            for segment in import_segments(&import.target) {
                 if let Some(paths) = self.0.get(segment)
-                    && segment.len() >= 2
                     && paths.len() <= max_files
                 {
                     out.extend(paths.iter().copied());
@@ -342,4 +356,12 @@ impl<'a> StemIndex<'a> {
         }
         out
     }
+}
+
+/// The segments of an import target a file's stem may match (`a.b.c` → `a`, `b`, `c`),
+/// of two characters at least.
+fn import_segments(target: &str) -> impl Iterator<Item = &str> {
+    target
+        .split(['.', ':', '/', '\\'])
+        .filter(|segment| segment.len() >= 2)
 }

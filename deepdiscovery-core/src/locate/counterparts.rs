@@ -48,11 +48,18 @@ pub(crate) fn share_evidence(
     evidence: &mut [Vec<Signal>],
 ) -> Vec<usize> {
     let mut order: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] > 0.0).collect();
-    order.sort_by(|&a, &b| {
+    let by_score = |&a: &usize, &b: &usize| {
         scores[b]
             .total_cmp(&scores[a])
             .then(artifacts[a].path.cmp(&artifacts[b].path))
-    });
+    };
+    // Only the best SOURCES are read: selected, then sorted (a total order, so the
+    // same files in the same order as sorting them all).
+    if order.len() > SOURCES {
+        order.select_nth_unstable_by(SOURCES, by_score);
+        order.truncate(SOURCES);
+    }
+    order.sort_by(by_score);
     let Some(&best) = order.first() else {
         return Vec::new();
     };

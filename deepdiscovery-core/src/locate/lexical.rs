@@ -451,6 +451,48 @@ impl<'q> Scanner<'q> {
         stats
     }
 
+    /// [`Scanner::scan_file`] of each path with no text (the path alone), each
+    /// directory's tokens counted once for the files that sit side by side in it: the
+    /// ranking by path of a listing of a million files.
+    pub fn scan_paths(&self, paths: &[&str]) -> Vec<Arc<FileStats>> {
+        let filter = TermFilter::new(self.term_index.keys());
+        let mut token = Token::default();
+        let mut last_dir: Option<(&str, FileStats)> = None;
+        let mut out = Vec::with_capacity(paths.len());
+        for path in paths {
+            let (dir, name) = split_path(path);
+            let stem = name.split('.').next().unwrap_or(name);
+            let mut stats = FileStats::default();
+            tokenize_into(stem, &mut token, &mut |t| {
+                count_token(
+                    Field::Name,
+                    t.as_bytes(),
+                    &filter,
+                    &self.term_index,
+                    &mut stats,
+                );
+            });
+            let dir_stats = match &last_dir {
+                Some((seen, counted)) if *seen == dir => counted,
+                _ => {
+                    let mut counted = FileStats::default();
+                    tokenize_into(dir, &mut token, &mut |t| {
+                        let term_index = &self.term_index;
+                        count_token(Field::Dir, t.as_bytes(), &filter, term_index, &mut counted);
+                    });
+                    &last_dir.insert((dir, counted)).1
+                }
+            };
+            let d = Field::Dir as usize;
+            stats.lengths[d] += dir_stats.lengths[d];
+            for (t, counts) in dir_stats.counts.iter() {
+                stats.counts.entry(t as u32)[d] = counts[d];
+            }
+            out.push(Arc::new(stats));
+        }
+        out
+    }
+
     /// What the pass keeps of one file (`text` empty: the path alone).
     pub fn scan_file(&self, path: &str, text: &str) -> FileStats {
         scan_one(
@@ -552,16 +594,21 @@ pub(super) fn count_path(
     term_index: &WordMap<&[u8], u32>,
     stats: &mut FileStats,
 ) {
-    let (dir, name) = match path.rfind('/') {
-        Some(i) => (&path[..i], &path[i + 1..]),
-        None => ("", path),
-    };
+    let (dir, name) = split_path(path);
     let stem = name.split('.').next().unwrap_or(name);
     let mut token = Token::default();
     for (field, text) in [(Field::Name, stem), (Field::Dir, dir)] {
         tokenize_into(text, &mut token, &mut |t| {
             count_token(field, t.as_bytes(), filter, term_index, stats);
         });
+    }
+}
+
+/// A path's directory and file name (`""` and the path at the top).
+fn split_path(path: &str) -> (&str, &str) {
+    match path.rfind('/') {
+        Some(i) => (&path[..i], &path[i + 1..]),
+        None => ("", path),
     }
 }
 
@@ -1123,6 +1170,25 @@ mod tests {
                 scanner.table_may_find_phrases(&table_query, &table),
                 scanner.may_find_phrases(&view)
             );
+        }
+
+        /// Paths ranked by their words alone, each directory counted once for its
+        /// neighbours, give what each path's own scan gives.
+        #[test]
+        fn paths_scan_together_as_each_scans_alone(
+            mut paths in proptest::collection::vec(
+                "(src|lib/core|Src/Core|a_b|x)(/(core|util|readMe|io_util|a)){0,3}/[a-zA-Z_.]{1,9}",
+                0..40,
+            ),
+            words in proptest::collection::vec("(core|util|read|me|io|src|[a-z]{1,4})", 0..6),
+        ) {
+            paths.sort();
+            let query = Query::new(&words.join(" "), words.clone(), Vec::new());
+            let scanner = Scanner::new(&query);
+            let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+            let alone: Vec<Arc<FileStats>> =
+                paths.iter().map(|p| Arc::new(scanner.scan_file(p, ""))).collect();
+            proptest::prop_assert_eq!(scanner.scan_paths(&paths), alone);
         }
     }
 }

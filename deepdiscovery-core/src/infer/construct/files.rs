@@ -7,7 +7,7 @@ use super::*;
 pub(super) fn build_file(
     session: &Session,
     cards: &CardCache<'_>,
-    artifacts: &ContentMap<String, ArtifactInfo>,
+    artifacts: &Listed,
     by_path: &HashMap<&str, &Selected>,
     s: &Selected,
     score: f32,

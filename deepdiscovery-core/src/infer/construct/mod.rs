@@ -20,7 +20,6 @@ use crate::Result;
 use crate::artifact::{Language, Role};
 use crate::facts::Facts;
 use crate::graph::{Relation, RelationFamily, RepoGraph};
-use crate::hashing::ContentMap;
 use crate::locate::features::FeatureTable;
 use crate::locate::{CueKind, Location, cue_symbol, task_type, view};
 use crate::plugins::LlmCaller;
@@ -133,7 +132,7 @@ pub(super) fn run(
 struct Neighbourhood {
     graph: Arc<RepoGraph>,
     /// Every artifact, by path (with the facts parsed so far).
-    artifacts: ContentMap<String, ArtifactInfo>,
+    artifacts: Listed,
     /// Files parsed for the query: the graph's scope and Location's candidates.
     files_parsed: usize,
 }
@@ -166,15 +165,11 @@ fn graph_of_task(
         session.graph_of_listed(&scope)
     };
     // Listed again: the graph parsed its scope.
-    let artifacts: ContentMap<String, ArtifactInfo> = session
-        .artifacts_listed()
-        .into_iter()
-        .map(|a| (a.path.clone(), a))
-        .collect();
+    let artifacts = Listed::new(session.artifacts_listed());
     let graph_ms = ms(t);
     let files_parsed = scope
         .iter()
-        .filter(|p| artifacts.get(*p).is_some_and(|a| a.facts.is_some()))
+        .filter(|p| artifacts.get(p).is_some_and(|a| a.facts.is_some()))
         .chain(&location.parsed)
         .collect::<BTreeSet<_>>()
         .len();
@@ -184,6 +179,29 @@ fn graph_of_task(
         files_parsed,
     };
     Ok((neighbourhood, scope_ms, graph_ms))
+}
+
+/// Every artifact of the listing, sorted by path, found by path (a binary search: no
+/// second copy of a million paths to hash).
+pub(super) struct Listed(Vec<ArtifactInfo>);
+
+impl Listed {
+    /// The listing of `artifacts` (the session lists them in path order; sorted here
+    /// when not).
+    fn new(mut artifacts: Vec<ArtifactInfo>) -> Listed {
+        if !artifacts.is_sorted_by(|a, b| a.path <= b.path) {
+            artifacts.sort_by(|a, b| a.path.cmp(&b.path));
+        }
+        Listed(artifacts)
+    }
+
+    /// The artifact at `path`.
+    pub(super) fn get(&self, path: &str) -> Option<&ArtifactInfo> {
+        let i = (self.0)
+            .binary_search_by(|a| a.path.as_str().cmp(path))
+            .ok()?;
+        self.0.get(i)
+    }
 }
 
 /// Location's scores as the later steps read them.
@@ -367,7 +385,7 @@ struct Ordering<'a> {
     anchors: &'a [(String, f32)],
     ranked: &'a [&'a str],
     normalized: &'a HashMap<String, f32>,
-    artifacts: &'a ContentMap<String, ArtifactInfo>,
+    artifacts: &'a Listed,
 }
 
 /// Cluster, filter and re-rank the expanded context (§III.D), then complete it from
@@ -541,7 +559,7 @@ impl TaskWords {
 /// Metadata cards computed once per file per query.
 struct CardCache<'a> {
     session: &'a Session,
-    artifacts: &'a ContentMap<String, ArtifactInfo>,
+    artifacts: &'a Listed,
     words: &'a TaskWords,
     /// Per file, the definition the task describes ([`Location`]'s `described`).
     described: &'a HashMap<String, String>,
@@ -552,7 +570,7 @@ struct CardCache<'a> {
 impl<'a> CardCache<'a> {
     fn new(
         session: &'a Session,
-        artifacts: &'a ContentMap<String, ArtifactInfo>,
+        artifacts: &'a Listed,
         words: &'a TaskWords,
         described: &'a HashMap<String, String>,
     ) -> CardCache<'a> {

@@ -29,19 +29,19 @@ impl Scope {
         if in_foreign_tree(path) {
             Scope::Foreign
         } else if parent_dir(path).split('/').any(|seg| {
-            matches!(
-                seg.to_ascii_lowercase().as_str(),
-                "test"
-                    | "tests"
-                    | "__tests__"
-                    | "spec"
-                    | "specs"
-                    | "testing"
-                    | "e2e"
-                    | "integration-tests"
-                    | "unittest"
-                    | "unittests"
-            )
+            const TEST_DIRS: [&str; 10] = [
+                "test",
+                "tests",
+                "__tests__",
+                "spec",
+                "specs",
+                "testing",
+                "e2e",
+                "integration-tests",
+                "unittest",
+                "unittests",
+            ];
+            TEST_DIRS.iter().any(|dir| seg.eq_ignore_ascii_case(dir))
         }) {
             Scope::Tests
         } else {

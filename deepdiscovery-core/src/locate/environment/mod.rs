@@ -133,15 +133,16 @@ impl Environment {
         let mut go_mod_seen = false;
         for file in &order {
             let path = file.path;
-            let scope = Scope::of(path);
+            // A path's scope is asked only of the few files that signal something.
             if let Some((framework, evidence)) = path_signal(path, settings)
-                && scope.admits(framework)
+                && Scope::of(path).admits(framework)
             {
                 found.add(framework, evidence);
             }
             let Some(kind) = ManifestKind::of(path) else {
                 continue;
             };
+            let scope = Scope::of(path);
             let Some(text) = read(path).filter(|t| t.len() <= MAX_MANIFEST_BYTES) else {
                 continue;
             };
@@ -224,6 +225,19 @@ fn language_shares(files: &[&ListedFile<'_>]) -> Vec<(Language, f32)> {
 
 // ---------------------------------------------------------------- modules
 
+/// The nearest directory at or above `dir` that holds a module manifest.
+fn module_root<'a>(dirs: &BTreeMap<&'a str, Vec<&'a str>>, mut dir: &'a str) -> Option<&'a str> {
+    loop {
+        if let Some((&root, _)) = dirs.get_key_value(dir) {
+            return Some(root);
+        }
+        if dir.is_empty() {
+            return None;
+        }
+        dir = parent_dir(dir);
+    }
+}
+
 fn modules(order: &[&ListedFile<'_>], declared: &HashMap<&str, String>) -> Vec<Module> {
     // Directory → its manifests, in name order (the graph takes the first by name).
     let mut dirs: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
@@ -236,17 +250,21 @@ fn modules(order: &[&ListedFile<'_>], declared: &HashMap<&str, String>) -> Vec<M
         return Vec::new();
     }
     let mut counts: HashMap<&str, usize> = HashMap::new();
+    // The files of one directory are neighbours in path order: its module root is
+    // looked up once for them all.
+    let mut last: Option<(&str, Option<&str>)> = None;
     for f in order {
-        let mut dir = parent_dir(f.path);
-        loop {
-            if dirs.contains_key(dir) {
-                *counts.entry(dir).or_default() += 1;
-                break;
+        let start = parent_dir(f.path);
+        let root = match last {
+            Some((dir, root)) if dir == start => root,
+            _ => {
+                let root = module_root(&dirs, start);
+                last = Some((start, root));
+                root
             }
-            if dir.is_empty() {
-                break;
-            }
-            dir = parent_dir(dir);
+        };
+        if let Some(root) = root {
+            *counts.entry(root).or_default() += 1;
         }
     }
     dirs.into_iter()

@@ -3,6 +3,7 @@
 //! a named symbol, and to files whose stem the task writes.
 
 use super::*;
+use crate::locate::tokens::Token;
 use crate::resolve::is_in_dir;
 use std::collections::HashSet;
 
@@ -43,6 +44,12 @@ pub(super) fn name_templates(
     evidence: &mut [Vec<Signal>],
 ) {
     let terms: HashMap<&str, f32> = query.terms.iter().map(|(t, w)| (t.as_str(), *w)).collect();
+    let matches = |first: &str| terms.contains_key(first) && first.len() >= 4;
+    let mut token = Token::default();
+    let mut first = String::new();
+    // The files of one directory are neighbours in path order: its last part is
+    // tokenized once for them all.
+    let mut last_dir: Option<(&str, Option<String>)> = None;
     for (i, a) in artifacts.iter().enumerate() {
         let name = file_name(&a.path);
         let stem = name.split('.').next().unwrap_or(name);
@@ -50,12 +57,8 @@ pub(super) fn name_templates(
         {
             continue;
         }
-        let mut stem_tokens = Vec::new();
-        lexical::tokenize(stem, |t| stem_tokens.push(t));
-        if let Some(first) = stem_tokens.first()
-            && terms.contains_key(first.as_str())
-            && first.len() >= 4
-        {
+        first_token(stem, &mut token, &mut first);
+        if matches(&first) {
             evidence[i].push(Signal::new(
                 Channel::NameTerm,
                 0.35,
@@ -63,23 +66,39 @@ pub(super) fn name_templates(
             ));
         }
         let dir = parent_dir(&a.path);
-        if let Some(last_dir) = dir.rsplit('/').next()
-            && !last_dir.is_empty()
-        {
-            let mut dir_tokens = Vec::new();
-            lexical::tokenize(last_dir, |t| dir_tokens.push(t));
-            if let Some(first) = dir_tokens.first()
-                && terms.contains_key(first.as_str())
-                && first.len() >= 4
-            {
-                evidence[i].push(Signal::new(
-                    Channel::NameTerm,
-                    0.15,
-                    format!("directory `{last_dir}` matches the task term `{first}`"),
-                ));
+        let dir_match = match &last_dir {
+            Some((seen, found)) if *seen == dir => found.clone(),
+            _ => {
+                let found = dir
+                    .rsplit('/')
+                    .next()
+                    .filter(|d| !d.is_empty())
+                    .and_then(|d| {
+                        first_token(d, &mut token, &mut first);
+                        matches(&first)
+                            .then(|| format!("directory `{d}` matches the task term `{first}`"))
+                    });
+                last_dir = Some((dir, found.clone()));
+                found
             }
+        };
+        if let Some(what) = dir_match {
+            evidence[i].push(Signal::new(Channel::NameTerm, 0.15, what));
         }
     }
+}
+
+/// The first token of `text` ([`lexical::tokenize`]'s), written into `first` (empty
+/// when there is none), without a string per token.
+fn first_token(text: &str, token: &mut Token, first: &mut String) {
+    first.clear();
+    let mut seen = false;
+    crate::locate::tokens::tokenize_into(text, token, &mut |t| {
+        if !seen {
+            seen = true;
+            first.push_str(t.as_str());
+        }
+    });
 }
 
 /// s_sum: alignment of the task with the compressed view of each file's module,
@@ -92,25 +111,44 @@ pub(super) fn module_alignment(
     environment: &Environment,
     scope: &[(usize, f32)],
 ) -> Vec<f32> {
-    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    // The files of each directory (a group), and each file's group. Files of one
+    // directory are mostly neighbours in path order: the last directory is checked
+    // before the map.
+    let mut group_index: crate::hashing::ContentMap<&str, usize> = Default::default();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut group_of: Vec<usize> = Vec::with_capacity(artifacts.len());
+    let mut last: Option<(&str, usize)> = None;
     for (i, a) in artifacts.iter().enumerate() {
-        groups.entry(parent_dir(&a.path)).or_default().push(i);
+        let dir = parent_dir(&a.path);
+        let g = match last {
+            Some((seen, g)) if seen == dir => g,
+            _ => {
+                let g = *group_index.entry(dir).or_insert_with(|| {
+                    groups.push(Vec::new());
+                    groups.len() - 1
+                });
+                last = Some((dir, g));
+                g
+            }
+        };
+        groups[g].push(i);
+        group_of.push(g);
     }
     let count = groups.len();
-    let mut by_dir: HashMap<&str, f32> = groups
-        .iter()
-        .map(|(dir, members)| (*dir, view.bm25_group(query, members, count)))
+    let mut by_group: Vec<f32> = (groups.iter())
+        .map(|members| view.bm25_group(query, members, count))
         .collect();
-    let max = by_dir.values().copied().fold(0.0f32, f32::max);
+    let max = by_group.iter().copied().fold(0.0f32, f32::max);
     if max > 0.0 {
-        for v in by_dir.values_mut() {
+        for v in &mut by_group {
             *v /= max;
         }
     }
     artifacts
         .iter()
-        .map(|a| {
-            let base = by_dir.get(parent_dir(&a.path)).copied().unwrap_or(0.0);
+        .zip(&group_of)
+        .map(|(a, &g)| {
+            let base = by_group[g];
             let scoped = scope
                 .iter()
                 .filter_map(|&(m, s)| {

@@ -271,10 +271,7 @@ pub(super) fn lexical_pass(
         store.arm();
         return (stats, 0);
     }
-    let mut stats: Vec<Arc<lexical::FileStats>> = paths
-        .iter()
-        .map(|p| Arc::new(scanner.scan_file(p, "")))
-        .collect();
+    let mut stats: Vec<Arc<lexical::FileStats>> = scanner.scan_paths(paths);
     let by_path = lexical::aggregate(query, stats.clone());
     let mut order: Vec<usize> = (0..paths.len()).collect();
     let score: Vec<f32> = (0..paths.len())
