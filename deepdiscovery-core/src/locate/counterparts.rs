@@ -35,7 +35,8 @@ const MIN_SHARED_NAMES: usize = 3;
 
 /// The rule template: the counterparts of the [`SOURCES`] best files (by `scores`)
 /// get evidence in proportion to their source's score, divided among all the
-/// counterparts of that source. Returns the files that got some, in index order.
+/// counterparts of that source (`artifacts` in path order, as a session lists them).
+/// Returns the files that got some, in index order.
 ///
 /// A counterpart may end above its source: when a task about lombok's javac
 /// handlers ranks `eclipse/handlers/HandleBuilder.java` first, its javac twin, which
@@ -48,11 +49,9 @@ pub(crate) fn share_evidence(
     evidence: &mut [Vec<Signal>],
 ) -> Vec<usize> {
     let mut order: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] > 0.0).collect();
-    let by_score = |&a: &usize, &b: &usize| {
-        scores[b]
-            .total_cmp(&scores[a])
-            .then(artifacts[a].path.cmp(&artifacts[b].path))
-    };
+    // Equal scores in path order, the listing's: by index, no path compared.
+    debug_assert!(artifacts.is_sorted_by(|a, b| a.path < b.path));
+    let by_score = |&a: &usize, &b: &usize| scores[b].total_cmp(&scores[a]).then(a.cmp(&b));
     // Only the best SOURCES are read: selected, then sorted (a total order, so the
     // same files in the same order as sorting them all).
     if order.len() > SOURCES {

@@ -16,7 +16,6 @@ use serde::Serialize;
 
 use crate::artifact::Language;
 use crate::facts::Facts;
-use crate::resolve::parent_dir;
 use crate::session::ArtifactInfo;
 use crate::task::estimate_tokens;
 
@@ -54,7 +53,8 @@ const FILES_PER_MODULE: usize = 3;
 /// Estimated tokens of one file card, to decide whether file cards fit.
 const TOKENS_PER_FILE_CARD: usize = 30;
 
-/// Builds the view. `scores` ranks files for the task (same order as `artifacts`);
+/// Builds the view. `scores` ranks files for the task (same order as `artifacts`;
+/// equal scores keep the artifacts' order, path order as a session lists them);
 /// `facts` holds the facts known so far (candidates at least).
 pub fn build(
     artifacts: &[ArtifactInfo],
@@ -116,17 +116,13 @@ fn module_cards(
     scores: &[f32],
     facts: &BTreeMap<&str, Arc<Facts>>,
 ) -> Vec<(f32, String)> {
-    let mut dirs: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (i, a) in artifacts.iter().enumerate() {
-        dirs.entry(parent_dir(&a.path)).or_default().push(i);
-    }
+    let groups = crate::resolve::DirGroups::of(artifacts.iter().map(|a| a.path.as_str()));
+    let mut dirs: Vec<(&str, Vec<usize>)> = groups.dirs.into_iter().zip(groups.members).collect();
+    dirs.sort_unstable_by(|a, b| a.0.cmp(b.0));
     dirs.into_iter()
         .map(|(dir, mut members)| {
-            members.sort_by(|&a, &b| {
-                scores[b]
-                    .total_cmp(&scores[a])
-                    .then(artifacts[a].path.cmp(&artifacts[b].path))
-            });
+            // A stable sort by score leaves equals in the artifacts' order.
+            members.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
             let best = members.first().map(|&i| scores[i]).unwrap_or(0.0);
             let mut languages: BTreeMap<Language, usize> = BTreeMap::new();
             for &i in &members {

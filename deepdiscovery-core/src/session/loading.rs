@@ -14,6 +14,10 @@ use crate::cache::DiskCache;
 use crate::facts::{self, Facts};
 use crate::source::{Entry, SkipReason, content_hash, looks_binary};
 
+/// How loading a slot went: how it was loaded, and whether its language or role
+/// changed; or why it is no artifact.
+type LoadOutcome = std::result::Result<(Loaded, bool), SkipReason>;
+
 /// Stored facts up to this size are kept whatever the file's size.
 const SMALL_FACTS: u64 = 2048;
 
@@ -51,14 +55,18 @@ impl Session {
                 .zip(state.slots.keys())
                 .all(|(entry, path)| entry.path == *path);
         if same_paths {
+            let mut changed = false;
             for (entry, slot) in listing.entries.into_iter().zip(state.slots.values_mut()) {
+                changed |= slot.entry.size != entry.size || slot.entry.stamp != entry.stamp;
                 renew(slot, entry);
             }
+            state.listing_version += u64::from(changed);
             self.finish_refresh(state, stats);
             return Ok(());
         }
         // Paths came or went: the repository's C and C++ sources may now say another
         // grammar for its `.h` headers.
+        state.listing_version += 1;
         let headers = header_language(&listing.entries);
         let c_headers = headers == Language::C;
         if c_headers != state.c_headers {
@@ -169,10 +177,14 @@ impl Session {
             return;
         }
         let now = now_ns();
-        let loaded: Vec<(Slot, std::result::Result<Loaded, SkipReason>)> = work
+        let loaded: Vec<(Slot, LoadOutcome)> = work
             .into_par_iter()
             .map(|mut slot| {
+                let listed = (slot.language, slot.role);
                 let outcome = self.load(&mut slot, now);
+                // Its content may say another language (and role) than its path, or
+                // that it is no artifact: the listing as artifacts see it changed.
+                let outcome = outcome.map(|how| (how, (slot.language, slot.role) != listed));
                 (slot, outcome)
             })
             .collect();
@@ -184,7 +196,8 @@ impl Session {
         }
         for (slot, outcome) in loaded {
             match outcome {
-                Ok(how) => {
+                Ok((how, relisted)) => {
+                    state.listing_version += u64::from(relisted);
                     match how {
                         Loaded::Reused => state.stats.reused += 1,
                         Loaded::Parsed => state.stats.parsed += 1,
@@ -210,6 +223,7 @@ impl Session {
                     state.slots.insert(slot.entry.path.clone(), slot);
                 }
                 Err(reason) => {
+                    state.listing_version += 1;
                     state.stats.skipped.record(reason, slot.entry.path.clone());
                     state
                         .rejected

@@ -7,6 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 mod loading;
 mod passes;
+mod per_listing;
 
 use passes::Memo;
 
@@ -111,6 +112,11 @@ struct State {
     /// Whether the repository's `.h` headers are read as C (its C sources outnumber
     /// its C++ sources; see [`Language::for_headers`]) rather than C++.
     c_headers: bool,
+    /// Counts the changes of the listing: a path came or went, a file's entry
+    /// changed, or reading it changed its language or role or rejected it.
+    listing_version: u64,
+    /// Values computed from the listing, by kind (see [`Session::per_listing`]).
+    per_listing: HashMap<&'static str, per_listing::Kept>,
 }
 
 /// What the session did since its last listing: how much was listed, parsed, reused
@@ -420,6 +426,15 @@ impl Session {
     pub(crate) fn facts_listed(&self, paths: &[&str]) -> Vec<(String, Arc<Facts>)> {
         let mut state = lock(&self.state);
         self.facts_in(&mut state, paths)
+    }
+
+    /// [`Session::artifacts`] with the version of the listing they are (for
+    /// [`Session::per_listing`]).
+    pub(crate) fn artifacts_versioned(&self) -> Result<(Vec<ArtifactInfo>, u64)> {
+        let mut state = lock(&self.state);
+        self.refresh(&mut state)?;
+        let artifacts = state.slots.values().map(info).collect();
+        Ok((artifacts, state.listing_version))
     }
 
     /// [`Session::artifacts`] as of the listing the query started with.

@@ -137,11 +137,16 @@ impl Session {
         V: Clone + Send + Sync + 'static,
     {
         let mut state = lock(&self.state);
-        // Kept from the last pass with this key, and updated in place: a warm query
-        // rescans a few files of thousands, and rebuilding the map cost it more than
-        // the scanning (a path and an entry copied per file).
-        let memo = state.memos.remove(kind).filter(|m| m.key == key);
-        let mut files = memo.map(|m| m.files).unwrap_or_default();
+        // Kept from the last pass, and updated in place: a warm query rescans a few
+        // files of thousands, and rebuilding the map cost it more than the scanning
+        // (a path and an entry copied per file). A value is kept for the key it was
+        // computed with: a new key rescans every file, into the same map (at 100,000
+        // files, dropping the map and building another cost a new query 80 ms).
+        let mut files = state
+            .memos
+            .remove(kind)
+            .map(|m| m.files)
+            .unwrap_or_default();
         let now = now_ns();
         let results: Vec<(V, Scanned, Option<u128>)> = paths
             .par_iter()
@@ -149,6 +154,7 @@ impl Session {
                 let slot = state.slots.get(*path);
                 let current = slot.map(|slot| &slot.entry);
                 if let (Some(current), Some(kept)) = (current, files.get(*path))
+                    && kept.key == key
                     && unchanged(&kept.entry, kept.read_at_ns, current)
                     && let Some(value) = kept.value.downcast_ref::<V>()
                 {
@@ -181,16 +187,18 @@ impl Session {
                         });
                         state.known_dirty = true;
                     }
-                    let value = Arc::new(value.clone());
-                    let read_at_ns = now;
-                    files.insert(
-                        path.to_string(),
-                        MemoEntry {
-                            entry,
-                            read_at_ns,
-                            value,
-                        },
-                    );
+                    let scanned = MemoEntry {
+                        key,
+                        entry,
+                        read_at_ns: now,
+                        value: Arc::new(value.clone()),
+                    };
+                    match files.get_mut(*path) {
+                        Some(kept) => *kept = scanned,
+                        None => {
+                            files.insert(path.to_string(), scanned);
+                        }
+                    }
                     kept += 1;
                 }
                 Scanned::Read(None) => {
@@ -204,7 +212,7 @@ impl Session {
             let wanted: HashSet<&str> = paths.iter().copied().collect();
             files.retain(|path, _| wanted.contains(path.as_str()));
         }
-        state.memos.insert(kind, Memo { key, files });
+        state.memos.insert(kind, Memo { files });
         self.save_packs(&state);
         if let Some(disk) = &self.disk {
             disk.housekeep();
@@ -251,16 +259,18 @@ impl Session {
     }
 }
 
-/// What one kind of pass over every file gave each file, for the last key it ran
+/// What one kind of pass over every file gave each file, for the key it last ran
 /// with: a query that repeats the key (the same task asked again after edits)
 /// re-reads only the files that changed.
 #[derive(Default)]
 pub(super) struct Memo {
-    key: u64,
     files: HashMap<String, MemoEntry>,
 }
 
+/// One file's value in a [`Memo`]: the key it was computed for and the listing
+/// entry the file had then.
 pub(super) struct MemoEntry {
+    key: u64,
     entry: Entry,
     read_at_ns: u128,
     value: Arc<dyn std::any::Any + Send + Sync>,
@@ -269,7 +279,6 @@ pub(super) struct MemoEntry {
 impl std::fmt::Debug for Memo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Memo")
-            .field("key", &self.key)
             .field("files", &self.files.len())
             .finish()
     }

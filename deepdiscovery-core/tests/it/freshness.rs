@@ -8,7 +8,8 @@ use std::path::Path;
 use deepdiscovery_core::infer::FileView;
 use deepdiscovery_core::source::Listing;
 use deepdiscovery_core::{
-    ContextPackage, DiscoverConfig, MemorySource, Relation, RepoSource, Session, Task,
+    ContextPackage, DiscoverConfig, FsSource, LocateConfig, MemorySource, Relation, RepoSource,
+    Session, Task,
 };
 
 use crate::support::{fixture_path, stable_json};
@@ -606,5 +607,83 @@ fn term_memory_of_any_size_gives_the_same_answers() {
         for (k, (a, b)) in none.iter().zip(&with).enumerate() {
             assert_eq!(a, b, "task {k} with {bytes} bytes of term memory");
         }
+    }
+}
+
+/// Sets a file's modification time `ago` in the past (a file written just now is
+/// within the racy window, and nothing read from it is kept).
+fn age(root: &Path, rel: &str, ago: std::time::Duration) {
+    let file = fs::File::options()
+        .write(true)
+        .open(root.join(rel))
+        .unwrap();
+    file.set_modified(std::time::SystemTime::now() - ago)
+        .unwrap();
+}
+
+/// The frameworks of the environment a query of `session` infers.
+fn frameworks(session: &Session, task: &str) -> Vec<String> {
+    let location = session
+        .locate(&Task::new(task).unwrap(), &LocateConfig::default())
+        .expect("locate runs");
+    (location.environment.frameworks.iter())
+        .map(|f| f.name.clone())
+        .collect()
+}
+
+const SHOP: &[(&str, &str)] = &[
+    ("requirements.txt", "flask==2.0\n"),
+    ("shop/views.py", "def index():\n    return 'hello'\n"),
+    ("shop/orders.py", "class Order:\n    total = 0\n"),
+];
+
+#[test]
+fn the_environment_is_inferred_once_per_listing() {
+    let reads = Reads::default();
+    let session = Session::new(CountingSource {
+        inner: MemorySource::from_files(SHOP.iter().copied()).unwrap(),
+        reads: reads.clone(),
+    });
+    assert_eq!(frameworks(&session, "the index view greets"), ["flask"]);
+    assert!(take(&reads).contains_key("requirements.txt"));
+    // The second task's lexical pass reads every file once more, into term tables.
+    assert_eq!(frameworks(&session, "order totals are wrong"), ["flask"]);
+    take(&reads);
+    // A third, the same listing: the manifest is not read again.
+    assert_eq!(frameworks(&session, "the order view greets"), ["flask"]);
+    let again = take(&reads);
+    assert!(!again.contains_key("requirements.txt"), "{again:?}");
+}
+
+#[test]
+fn an_edited_manifest_changes_the_next_querys_environment() {
+    let hour = std::time::Duration::from_secs(3600);
+    for watch in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for (path, content) in SHOP {
+            write(root, path, content);
+            age(root, path, hour);
+        }
+        let source = FsSource::builder(root).watch(watch).build().unwrap();
+        let session = Session::new(source);
+        assert_eq!(frameworks(&session, "the index view greets"), ["flask"]);
+        assert_eq!(frameworks(&session, "order totals are wrong"), ["flask"]);
+        // Edited long enough ago that what is read of it may be kept.
+        write(root, "requirements.txt", "django==4.2\nflask==2.0\n");
+        age(root, "requirements.txt", hour / 2);
+        assert_eq!(
+            frameworks(&session, "order totals are wrong"),
+            ["django", "flask"],
+            "watched: {watch}"
+        );
+        // A new file in the listing: a module manifest of its own.
+        write(root, "admin/requirements.txt", "fastapi\n");
+        age(root, "admin/requirements.txt", hour / 2);
+        assert_eq!(
+            frameworks(&session, "order totals are wrong"),
+            ["django", "fastapi", "flask"],
+            "watched: {watch}"
+        );
     }
 }

@@ -111,29 +111,11 @@ pub(super) fn module_alignment(
     environment: &Environment,
     scope: &[(usize, f32)],
 ) -> Vec<f32> {
-    // The files of each directory (a group), and each file's group. Files of one
-    // directory are mostly neighbours in path order: the last directory is checked
-    // before the map.
-    let mut group_index: crate::hashing::ContentMap<&str, usize> = Default::default();
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    let mut group_of: Vec<usize> = Vec::with_capacity(artifacts.len());
-    let mut last: Option<(&str, usize)> = None;
-    for (i, a) in artifacts.iter().enumerate() {
-        let dir = parent_dir(&a.path);
-        let g = match last {
-            Some((seen, g)) if seen == dir => g,
-            _ => {
-                let g = *group_index.entry(dir).or_insert_with(|| {
-                    groups.push(Vec::new());
-                    groups.len() - 1
-                });
-                last = Some((dir, g));
-                g
-            }
-        };
-        groups[g].push(i);
-        group_of.push(g);
-    }
+    let crate::resolve::DirGroups {
+        members: groups,
+        group_of,
+        ..
+    } = crate::resolve::DirGroups::of(artifacts.iter().map(|a| a.path.as_str()));
     let count = groups.len();
     let mut by_group: Vec<f32> = (groups.iter())
         .map(|members| view.bm25_group(query, members, count))

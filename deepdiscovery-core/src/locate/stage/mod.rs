@@ -92,15 +92,15 @@ pub(crate) fn run(
 ) -> Result<Location> {
     config.validate()?;
     let start = Instant::now();
-    let artifacts = session.artifacts()?;
+    let (artifacts, version) = session.artifacts_versioned()?;
     // The narrowing below parses the best candidates: their grammars compile
     // meanwhile.
     session.prepare_grammars();
-    let files = Files::new(&artifacts);
-    let reading = read_task(session, task, &artifacts, config, llm);
+    let files = Files::new(&artifacts, version);
+    let reading = read_task(session, task, &files, config, llm);
     let lexical = lexical_terms(session, &reading, &files, config);
     let (evidence, co_changes) = rule_evidence(session, config, &files, &reading, &lexical);
-    let (mut board, wordless) = first_scores(config, &files, &reading, &lexical, evidence);
+    let (mut board, wordless) = first_scores(session, config, &files, &reading, &lexical, evidence);
     let narrowed = narrow(session, config, &files, &board, &wordless, &lexical);
     let described = read_candidates(session, &files, &reading, &lexical, &narrowed, &mut board);
     let notes = consult_plugins(
@@ -193,6 +193,7 @@ impl Board {
 /// are scored without their words, and marked (the learned scorer, which reads words
 /// in many ways, does not rank them at all).
 fn first_scores(
+    session: &Session,
     config: &LocateConfig,
     files: &Files<'_>,
     reading: &Reading,
@@ -208,7 +209,7 @@ fn first_scores(
             prior: task_type::blended_prior(reading.task_type, files.artifacts[i].role),
         })
         .collect();
-    let wordless = silence_wordless(files.artifacts, &files.paths, &mut terms);
+    let wordless = silence_wordless(session, files, &mut terms);
     let weights = score::weights(config.preset, n, lexical.ambiguity);
     let scores: Vec<f32> = terms
         .iter()
@@ -588,7 +589,6 @@ fn answer(
         &reading.query,
         learned.explained,
     );
-    ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
     hinted_first(&mut ranked, &hinted_files(task, &lexical.resolved));
     let known: BTreeMap<&str, Arc<crate::facts::Facts>> = narrowed
         .facts
@@ -701,24 +701,33 @@ fn definition_documents(
 /// Marks the files whose words say nothing of the task and takes their words out of
 /// their terms: issue templates (the task was written from them, not about them) and
 /// the copies kept per released version (they keep their prior and any cue that names
-/// them, not the words they share with the current file).
-fn silence_wordless(artifacts: &[ArtifactInfo], paths: &[&str], terms: &mut [Terms]) -> Vec<bool> {
-    let mut wordless = vec![false; artifacts.len()];
+/// them, not the words they share with the current file). Both are the listing's,
+/// found once per listing.
+fn silence_wordless(session: &Session, files: &Files<'_>, terms: &mut [Terms]) -> Vec<bool> {
+    let (templates, archived) = session.per_listing(WORDLESS, files.version, |_| {
+        let templates: Vec<usize> = (files.paths.iter().enumerate())
+            .filter(|(_, p)| template::is_issue_template(p))
+            .map(|(i, _)| i)
+            .collect();
+        (
+            Arc::new(templates),
+            Arc::new(archive::archived_copies(&files.paths)),
+        )
+    });
+    let mut wordless = vec![false; files.len()];
     // The task was written from the issue templates, not about them.
-    for (i, a) in artifacts.iter().enumerate() {
-        if template::is_issue_template(&a.path) {
-            wordless[i] = true;
-            terms[i] = Terms {
-                sem: 0.0,
-                sum: 0.0,
-                rule: 0.0,
-                ..terms[i]
-            };
-        }
+    for &i in templates.iter() {
+        wordless[i] = true;
+        terms[i] = Terms {
+            sem: 0.0,
+            sum: 0.0,
+            rule: 0.0,
+            ..terms[i]
+        };
     }
     // Nor about the copies kept per released version: they keep their prior and
     // any cue that names them, not the words they share with the current file.
-    for i in archive::archived_copies(paths) {
+    for &i in archived.iter() {
         wordless[i] = true;
         terms[i] = Terms {
             sem: 0.0,
@@ -729,8 +738,12 @@ fn silence_wordless(artifacts: &[ArtifactInfo], paths: &[&str], terms: &mut [Ter
     wordless
 }
 
-/// The files with a positive score, each with its strongest signals (the learned
-/// scorer's explanation first, then up to five, then the task's words it matches).
+/// What [`silence_wordless`] keeps per listing.
+const WORDLESS: &str = "issue templates and archived copies";
+
+/// The files with a positive score, best first (equal scores in path order), each
+/// with its strongest signals (the learned scorer's explanation first, then up to
+/// five, then the task's words it matches).
 fn scored_files(
     artifacts: &[ArtifactInfo],
     scores: &[f32],
@@ -740,9 +753,13 @@ fn scored_files(
     query: &Query,
     mut learned: HashMap<usize, String>,
 ) -> Vec<ScoredFile> {
-    let n = artifacts.len();
-    (0..n)
-        .filter(|&i| scores[i] > 0.0)
+    // The listing is in path order, so ties go by index: no path is compared (a
+    // million paths compared cost a warm query at that size 150 ms).
+    debug_assert!(artifacts.is_sorted_by(|a, b| a.path < b.path));
+    let mut order: Vec<usize> = (0..artifacts.len()).filter(|&i| scores[i] > 0.0).collect();
+    order.sort_unstable_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    order
+        .into_iter()
         .map(|i| {
             let mut signals: Vec<Signal> = evidence[i].clone();
             signals.sort_by(|a, b| b.strength.total_cmp(&a.strength).then(a.what.cmp(&b.what)));

@@ -4,18 +4,24 @@
 
 use super::*;
 
+/// What [`read_task`] keeps per listing (see [`Session::per_listing`]).
+const LISTING_READ: &str = "environment and issue templates";
+
 /// The listing a query reads: every artifact, its path, and its index by path.
 pub(super) struct Files<'a> {
     pub(super) artifacts: &'a [ArtifactInfo],
+    /// The listing's version ([`Session::artifacts_versioned`]).
+    pub(super) version: u64,
     pub(super) paths: Vec<&'a str>,
     pub(super) by_path: PathIndex<'a>,
 }
 
 impl<'a> Files<'a> {
     /// The listing of `artifacts`.
-    pub(super) fn new(artifacts: &'a [ArtifactInfo]) -> Self {
+    pub(super) fn new(artifacts: &'a [ArtifactInfo], version: u64) -> Self {
         Files {
             artifacts,
+            version,
             paths: artifacts.iter().map(|a| a.path.as_str()).collect(),
             by_path: artifacts
                 .iter()
@@ -49,30 +55,33 @@ pub(super) struct Reading {
 pub(super) fn read_task(
     session: &Session,
     task: &Task,
-    artifacts: &[ArtifactInfo],
+    files: &Files<'_>,
     config: &LocateConfig,
     llm: Option<&LlmCaller<'_>>,
 ) -> Reading {
-    let listed: Vec<ListedFile<'_>> = artifacts
-        .iter()
-        .map(|a| ListedFile {
-            path: &a.path,
-            language: a.language,
-            role: a.role,
-        })
-        .collect();
-    let read = |path: &str| session.read_text(path);
-    let environment = Environment::infer(&listed, &read);
+    // The environment and the issue templates are the listing's: kept for the next
+    // query while the listing stands.
+    let (environment, templates) = session.per_listing(LISTING_READ, files.version, |read| {
+        let listed: Vec<ListedFile<'_>> = (files.artifacts.iter())
+            .map(|a| ListedFile {
+                path: &a.path,
+                language: a.language,
+                role: a.role,
+            })
+            .collect();
+        let environment = Environment::infer(&listed, read);
+        let templates: Vec<String> = (files.artifacts.iter())
+            .filter(|a| template::is_issue_template(&a.path))
+            .filter_map(|a| read(&a.path))
+            .collect();
+        (Arc::new(environment), Arc::new(templates))
+    });
+    let environment = Environment::clone(&environment);
     // What the author wrote: issue templates' HTML comments ("this template applies to
     // bug reports, feature proposals and documentation requests…") are not the task.
     // Nor is the environment the reporter pasted (versions of everything installed).
     let text = report::strip(&cues::strip_html_comments(&task.text));
     // Nor are the lines it repeats from the repository's issue templates.
-    let templates: Vec<String> = artifacts
-        .iter()
-        .filter(|a| template::is_issue_template(&a.path))
-        .filter_map(|a| session.read_text(&a.path))
-        .collect();
     let text = template::TemplateEcho::new(templates.iter().map(String::as_str)).strip(&text);
     let mut task_type = task_type::classify(&text);
     // With a language model: its reading of the task type, modules and constraints.
