@@ -392,9 +392,7 @@ impl Session {
     /// # Errors
     /// An error of the source's listing (a root that disappeared, say).
     pub fn artifacts(&self) -> Result<Vec<ArtifactInfo>> {
-        let mut state = lock(&self.state);
-        self.refresh(&mut state)?;
-        Ok(state.slots.values().map(info).collect())
+        self.artifacts_versioned().map(|(artifacts, _)| artifacts)
     }
 
     /// The facts of one artifact, fresh; reads and parses only that file if needed.

@@ -482,6 +482,14 @@ impl RepoSource for CountingSource {
     }
 }
 
+/// A session over `files` in memory whose reads are counted in `reads`.
+fn counting(files: &[(&str, &str)], reads: &Reads) -> Session {
+    Session::new(CountingSource {
+        inner: MemorySource::from_files(files.iter().copied()).unwrap(),
+        reads: reads.clone(),
+    })
+}
+
 fn take(reads: &Reads) -> std::collections::BTreeMap<String, usize> {
     std::mem::take(&mut *reads.lock().unwrap())
 }
@@ -489,10 +497,7 @@ fn take(reads: &Reads) -> std::collections::BTreeMap<String, usize> {
 #[test]
 fn a_repeated_query_reads_only_what_it_cannot_reuse() {
     let reads = Reads::default();
-    let session = Session::new(CountingSource {
-        inner: MemorySource::from_files(BILLING.iter().copied()).unwrap(),
-        reads: reads.clone(),
-    });
+    let session = counting(BILLING, &reads);
     let config = DiscoverConfig::default();
     let first = discover(&session, LATE_FEE_TASK, &config);
     let cold = take(&reads);
@@ -536,11 +541,7 @@ fn a_repeated_query_reads_only_what_it_cannot_reuse() {
     );
     // Without term memory it reads every file again, and answers the same.
     let plain_reads = Reads::default();
-    let plain = Session::new(CountingSource {
-        inner: MemorySource::from_files(BILLING.iter().copied()).unwrap(),
-        reads: plain_reads.clone(),
-    })
-    .with_term_memory(0);
+    let plain = counting(BILLING, &plain_reads).with_term_memory(0);
     discover(&plain, LATE_FEE_TASK, &config);
     discover(&plain, PRICING_TASK, &config);
     take(&plain_reads);
@@ -640,10 +641,7 @@ const SHOP: &[(&str, &str)] = &[
 #[test]
 fn the_environment_is_inferred_once_per_listing() {
     let reads = Reads::default();
-    let session = Session::new(CountingSource {
-        inner: MemorySource::from_files(SHOP.iter().copied()).unwrap(),
-        reads: reads.clone(),
-    });
+    let session = counting(SHOP, &reads);
     assert_eq!(frameworks(&session, "the index view greets"), ["flask"]);
     assert!(take(&reads).contains_key("requirements.txt"));
     // The second task's lexical pass reads every file once more, into term tables.
