@@ -50,7 +50,12 @@ fuzz_target!(|data: &[u8]| {
     // What the model holds writes back and reads the same.
     let borrowed: Vec<(&str, Vec<(&str, f32)>)> = table
         .iter()
-        .map(|(t, l)| (t.as_str(), l.iter().map(|(c, p)| (c.as_str(), *p)).collect()))
+        .map(|(t, l)| {
+            (
+                t.as_str(),
+                l.iter().map(|(c, p)| (c.as_str(), *p)).collect(),
+            )
+        })
         .collect();
     let again = Bridge::parse(&encode(&borrowed)).expect("an encoded model parses");
     for (term, list) in &table {

@@ -27,7 +27,13 @@ fn located(session: &Session, task: &Task) -> serde_json::Value {
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data).into_owned();
-    let first = text.lines().next().unwrap_or("").chars().take(200).collect::<String>();
+    let first = text
+        .lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(200)
+        .collect::<String>();
     let Ok(task) = Task::new(format!("convert_rate fails in the parser {first}")) else {
         return;
     };
@@ -38,7 +44,10 @@ fuzz_target!(|data: &[u8]| {
                 "src/rates.py".to_string(),
                 "def convert_rate(amount, to):\n    return amount * RATES[to]\n".to_string(),
             ),
-            ("README.md".to_string(), "# Rates\nConverts currencies.\n".to_string()),
+            (
+                "README.md".to_string(),
+                "# Rates\nConverts currencies.\n".to_string(),
+            ),
         ])
         .expect("fixture files")
     };

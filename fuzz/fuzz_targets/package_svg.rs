@@ -19,13 +19,24 @@ fuzz_target!(|data: &[u8]| {
     let count = |class: &str| {
         doc.descendants()
             .filter(|n| n.has_tag_name("g"))
-            .filter(|n| n.attribute("class").unwrap_or("").split(' ').any(|c| c == class))
+            .filter(|n| {
+                n.attribute("class")
+                    .unwrap_or("")
+                    .split(' ')
+                    .any(|c| c == class)
+            })
             .count()
     };
     assert!(count("node") <= MAX_FILES && count("edge") <= MAX_RELATIONS);
     // Only the renderer's own elements: nothing of the input became markup.
-    let own = ["svg", "title", "defs", "marker", "path", "rect", "g", "text"];
+    let own = [
+        "svg", "title", "defs", "marker", "path", "rect", "g", "text",
+    ];
     for node in doc.descendants().filter(|n| n.is_element()) {
-        assert!(own.contains(&node.tag_name().name()), "{:?}", node.tag_name());
+        assert!(
+            own.contains(&node.tag_name().name()),
+            "{:?}",
+            node.tag_name()
+        );
     }
 });

@@ -11,11 +11,26 @@ use libfuzzer_sys::fuzz_target;
 
 static SESSION: LazyLock<Session> = LazyLock::new(|| {
     let files = [
-        ("app/orders.py", "from app.mail import send\n\ndef place_order(order):\n    send(order.email)\n"),
-        ("app/mail.py", "def send(to):\n    raise ValueError('no mail server')\n"),
-        ("app/settings.yaml", "mail:\n  host: localhost\n  handler: app.mail.send\n"),
-        ("tests/test_orders.py", "from app.orders import place_order\n\ndef test_place():\n    place_order(None)\n"),
-        ("src/Main.java", "package app;\nclass Main { void run() { throw new IllegalStateException(); } }\n"),
+        (
+            "app/orders.py",
+            "from app.mail import send\n\ndef place_order(order):\n    send(order.email)\n",
+        ),
+        (
+            "app/mail.py",
+            "def send(to):\n    raise ValueError('no mail server')\n",
+        ),
+        (
+            "app/settings.yaml",
+            "mail:\n  host: localhost\n  handler: app.mail.send\n",
+        ),
+        (
+            "tests/test_orders.py",
+            "from app.orders import place_order\n\ndef test_place():\n    place_order(None)\n",
+        ),
+        (
+            "src/Main.java",
+            "package app;\nclass Main { void run() { throw new IllegalStateException(); } }\n",
+        ),
         ("README.md", "# Orders\nPlaces orders and sends mail.\n"),
     ];
     Session::new(MemorySource::from_files(files).expect("fixture files"))
@@ -30,9 +45,13 @@ fuzz_target!(|data: &[u8]| {
         Err(Error::EmptyTask) => return,
         Err(e) => panic!("unexpected error: {e}"),
     };
-    let location = SESSION.locate(&task, &LocateConfig::default()).expect("locate");
+    let location = SESSION
+        .locate(&task, &LocateConfig::default())
+        .expect("locate");
     assert!(location.anchors.len() <= 8);
-    let package = SESSION.discover(&task, &DiscoverConfig::default()).expect("discover");
+    let package = SESSION
+        .discover(&task, &DiscoverConfig::default())
+        .expect("discover");
     let markdown = package.to_markdown();
     assert!(deepdiscovery_core::task::estimate_tokens(&markdown) <= package.budget.max_tokens);
     let _ = package.to_json();

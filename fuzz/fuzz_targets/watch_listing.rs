@@ -3,13 +3,15 @@
 //! grown over the size cap, deleted and renamed; directories made, removed and
 //! renamed; ignore files and `.git/info/exclude` rewritten; symbolic and hard links;
 //! names that are not UTF-8), cut into rounds. After each round the watched source
-//! must list exactly what a fresh, unwatched source lists, entries and skips.
+//! must list exactly what a fresh, unwatched source lists, entries and skips; and so
+//! must a consumer that keeps the listing by the changes since its last mark.
 #![no_main]
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use deepdiscovery_core::source::{FsSource, RepoSource};
+use deepdiscovery_core::source::{Entry, FsSource, ListingUpdate, RepoSource, SkipStats};
 use libfuzzer_sys::fuzz_target;
 
 /// Where changes land: a few names at a few depths.
@@ -28,7 +30,9 @@ const NAMES: &[&str] = &[
     "src/.gitignore",
 ];
 
-const DIRS: &[&str] = &["src", "src/sub", "build", "docs", "new", "new/deep", "other"];
+const DIRS: &[&str] = &[
+    "src", "src/sub", "build", "docs", "new", "new/deep", "other",
+];
 
 const PATTERNS: &[&str] = &[
     "",
@@ -96,6 +100,34 @@ fn apply(root: &Path, op: u8, arg: u8) {
     }
 }
 
+/// Brings a consumer's listing up to date with the changes since its mark; the
+/// skips the source reports.
+fn track(
+    watched: &FsSource,
+    mark: &mut Option<u64>,
+    tracked: &mut BTreeMap<String, Entry>,
+) -> SkipStats {
+    let (update, next) = watched.list_changes(*mark).expect("listing");
+    *mark = next;
+    match update {
+        ListingUpdate::Whole(listing) => {
+            *tracked = (listing.entries.into_iter())
+                .map(|e| (e.path.clone(), e))
+                .collect();
+            listing.skipped
+        }
+        ListingUpdate::Changes(changes) => {
+            for path in &changes.removed {
+                tracked.remove(path);
+            }
+            for entry in changes.changed {
+                tracked.insert(entry.path.clone(), entry);
+            }
+            changes.skipped
+        }
+    }
+}
+
 fn source(root: &PathBuf, watch: bool) -> FsSource {
     FsSource::builder(root)
         .max_file_size(64)
@@ -111,17 +143,25 @@ fuzz_target!(|data: &[u8]| {
     write(&root, "docs/i.md", b"i");
     let watched = source(&root, true);
     let _ = watched.list();
+    // A consumer keeping the listing by the changes since its last mark (as a
+    // session does), listing before the plain listing in even rounds, after in odd.
+    let (mut mark, mut tracked) = (None, BTreeMap::new());
     // Rounds of up to four changes: a byte 0xFF ends a round early.
-    for round in data.chunks(8).take(16) {
+    for (i, round) in data.chunks(8).take(16).enumerate() {
         for pair in round.chunks(2) {
             if pair[0] == 0xFF {
                 break;
             }
             apply(&root, pair[0], pair.get(1).copied().unwrap_or(0));
         }
+        let skipped = (i % 2 == 0).then(|| track(&watched, &mut mark, &mut tracked));
         let by_difference = watched.list().expect("listing");
+        let skipped = skipped.unwrap_or_else(|| track(&watched, &mut mark, &mut tracked));
         let full = source(&root, false).list().expect("listing");
         assert_eq!(by_difference.entries, full.entries);
         assert_eq!(by_difference.skipped, full.skipped);
+        let entries: Vec<_> = tracked.values().cloned().collect();
+        assert_eq!(entries, full.entries);
+        assert_eq!(skipped, full.skipped);
     }
 });

@@ -12,7 +12,9 @@ use crate::Result;
 use crate::artifact::{Language, Role};
 use crate::cache::DiskCache;
 use crate::facts::{self, Facts};
-use crate::source::{Entry, SkipReason, content_hash, looks_binary};
+use crate::source::{
+    Entry, Listing, ListingChanges, ListingUpdate, SkipReason, content_hash, looks_binary,
+};
 
 /// How loading a slot went: how it was loaded, and whether its language or role
 /// changed; or why it is no artifact.
@@ -25,14 +27,83 @@ impl Session {
     /// Lists the source and reconciles the slots: unchanged files keep their facts,
     /// changed ones are marked for re-reading, deleted ones dropped. Reads nothing.
     pub(super) fn refresh(&self, state: &mut State) -> Result<()> {
-        let mut listing = self.source.list()?;
+        let (update, mark) = self.source.list_changes(state.listing_mark.take())?;
+        state.head = None;
+        match update {
+            ListingUpdate::Changes(changes) => self.apply_changes(state, changes),
+            ListingUpdate::Whole(listing) => self.reconcile(state, listing),
+        }
+        state.listing_mark = mark;
+        Ok(())
+    }
+
+    /// Takes what changed since the last listing: changed entries renew their slots
+    /// or make new ones, removed paths drop theirs. The same slots as
+    /// [`Session::reconcile`] with the whole listing, in the time of the changes.
+    fn apply_changes(&self, state: &mut State, changes: ListingChanges) {
+        if !changes.changed.is_empty() || !changes.removed.is_empty() {
+            state.slots_touched += 1;
+        }
+        let mut stats = SessionStats {
+            skipped: changes.skipped,
+            ..SessionStats::default()
+        };
+        let mut paths_changed = false;
+        let mut entries_changed = false;
+        for path in &changes.removed {
+            if state.slots.remove(path).is_some() {
+                stats.removed += 1;
+                paths_changed = true;
+            } else if state.rejected.remove(path).is_some() {
+                paths_changed = true;
+            }
+        }
+        for entry in changes.changed {
+            if let Some(slot) = state.slots.get_mut(&entry.path) {
+                entries_changed |= slot.entry.size != entry.size || slot.entry.stamp != entry.stamp;
+                renew(slot, entry);
+                continue;
+            }
+            match state.rejected.remove(&entry.path) {
+                Some((old, reason)) if old == entry => {
+                    state.rejected.insert(entry.path.clone(), (entry, reason));
+                    continue;
+                }
+                Some(_) => entries_changed = true,
+                None => paths_changed = true,
+            }
+            // The grammar of `.h` files so far; set again below if paths came or went.
+            let headers = if state.c_headers {
+                Language::C
+            } else {
+                Language::Cpp
+            };
+            let slot = new_slot(entry, headers, None);
+            state.slots.insert(slot.entry.path.clone(), slot);
+        }
+        for (path, (_, reason)) in &state.rejected {
+            stats.skipped.record(*reason, path.clone());
+        }
+        if paths_changed {
+            // The repository's C and C++ sources may now say another grammar for
+            // its `.h` headers.
+            let paths = state.slots.keys().chain(state.rejected.keys());
+            self.set_header_language(state, header_language(paths.map(String::as_str)));
+        }
+        state.listing_version += u64::from(paths_changed || entries_changed);
+        stats.listed = state.slots.len() + state.rejected.len();
+        self.finish_refresh(state, stats);
+    }
+
+    /// Takes a whole listing: the slots merged with it.
+    fn reconcile(&self, state: &mut State, mut listing: Listing) {
+        state.slots_touched += 1;
         // Sources promise sorted listings; one that breaks it costs a sort, not a
         // wrong merge below.
         if !listing.entries.is_sorted_by(|a, b| a.path < b.path) {
             listing.entries.sort_by(|a, b| a.path.cmp(&b.path));
             listing.entries.dedup_by(|a, b| a.path == b.path);
         }
-        state.head = None;
         if !state.inherited_loaded {
             state.inherited_loaded = true;
             if let (Some(disk), Some(identity)) = (&self.disk, self.source.identity()) {
@@ -62,24 +133,13 @@ impl Session {
             }
             state.listing_version += u64::from(changed);
             self.finish_refresh(state, stats);
-            return Ok(());
+            return;
         }
         // Paths came or went: the repository's C and C++ sources may now say another
         // grammar for its `.h` headers.
         state.listing_version += 1;
-        let headers = header_language(&listing.entries);
-        let c_headers = headers == Language::C;
-        if c_headers != state.c_headers {
-            state.c_headers = c_headers;
-            for (path, slot) in state.slots.iter_mut() {
-                if Language::is_shared_header(path) {
-                    slot.language = headers;
-                    slot.role = Role::classify(path, headers);
-                    slot.parsed = None;
-                    slot.verified = false;
-                }
-            }
-        }
+        let headers = header_language(listing.entries.iter().map(|e| e.path.as_str()));
+        self.set_header_language(state, headers);
         // The listing and the slots are both sorted by path: a merge, not a lookup
         // per file (25,000 lookups cost a warm query ~10 ms).
         let mut previous = std::mem::take(&mut state.slots).into_iter().peekable();
@@ -108,23 +168,8 @@ impl Session {
                     slot
                 }
                 None => {
-                    let language = if Language::is_shared_header(&entry.path) {
-                        headers
-                    } else {
-                        Language::detect(&entry.path, None)
-                    };
-                    let mut slot = Slot {
-                        role: Role::classify(&entry.path, language),
-                        language,
-                        known: inherited.remove(&entry.path),
-                        entry,
-                        parsed: None,
-                        verified: false,
-                    };
-                    if slot.known_hash().is_none() {
-                        slot.known = None;
-                    }
-                    slot
+                    let known = inherited.remove(&entry.path);
+                    new_slot(entry, headers, known)
                 }
             };
             slots.push((slot.entry.path.clone(), slot));
@@ -133,31 +178,42 @@ impl Session {
         state.slots = BTreeMap::from_iter(slots);
         state.rejected = rejected;
         self.finish_refresh(state, stats);
-        Ok(())
     }
 
-    /// The counts of a refresh that depend on the slots alone.
-    fn finish_refresh(&self, state: &mut State, mut stats: SessionStats) {
-        stats.with_problems = state
-            .slots
-            .values()
-            .filter_map(Slot::current)
-            .filter(|p| !p.facts.problems.is_empty())
-            .count();
-        stats.lossy_utf8 = state
-            .slots
-            .values()
-            .filter_map(Slot::current)
-            .filter(|p| p.facts.problems.iter().any(|m| m.starts_with(LOSSY)))
-            .count();
-        for slot in state.slots.values() {
-            if slot.current().is_some_and(|p| p.facts.limited.is_some()) {
-                stats
-                    .skipped
-                    .record(SkipReason::WorkLimit, slot.entry.path.clone());
+    /// Reads the repository's `.h` headers with `headers`' grammar from now on:
+    /// those read with the other one are read again.
+    fn set_header_language(&self, state: &mut State, headers: Language) {
+        let c_headers = headers == Language::C;
+        if c_headers == state.c_headers {
+            return;
+        }
+        state.c_headers = c_headers;
+        for (path, slot) in state.slots.iter_mut() {
+            if Language::is_shared_header(path) {
+                slot.language = headers;
+                slot.role = Role::classify(path, headers);
+                slot.parsed = None;
+                slot.verified = false;
             }
         }
-        stats.reused = state.slots.values().filter(|s| s.verified).count();
+    }
+
+    /// The counts of a refresh that depend on the slots alone (counted again only
+    /// when a slot changed).
+    fn finish_refresh(&self, state: &mut State, mut stats: SessionStats) {
+        let counts = match &state.slot_counts {
+            Some((touched, counts)) if *touched == state.slots_touched => counts,
+            _ => {
+                let counts = SlotCounts::of(state);
+                &state.slot_counts.insert((state.slots_touched, counts)).1
+            }
+        };
+        stats.with_problems = counts.with_problems;
+        stats.lossy_utf8 = counts.lossy_utf8;
+        stats.reused = counts.verified;
+        for path in &counts.limited {
+            stats.skipped.record(SkipReason::WorkLimit, path.clone());
+        }
         state.stats = stats;
     }
 
@@ -176,6 +232,7 @@ impl Session {
         if work.is_empty() {
             return;
         }
+        state.slots_touched += 1;
         let now = now_ns();
         let loaded: Vec<(Slot, LoadOutcome)> = work
             .into_par_iter()
@@ -372,16 +429,38 @@ fn facts_key(slot: &Slot, content: u128) -> u128 {
 }
 
 /// The grammar of the listing's `.h` headers, from its C and C++ sources.
-fn header_language(entries: &[Entry]) -> Language {
+fn header_language<'a>(paths: impl Iterator<Item = &'a str>) -> Language {
     let (mut c, mut cpp) = (0, 0);
-    for entry in entries {
-        match Language::c_family_source(&entry.path) {
+    for path in paths {
+        match Language::c_family_source(path) {
             Some(Language::C) => c += 1,
             Some(_) => cpp += 1,
             None => {}
         }
     }
     Language::for_headers(c, cpp)
+}
+
+/// The slot of a file new to the listing: `headers` is the grammar of `.h` files,
+/// `known` what an earlier process knew of it.
+fn new_slot(entry: Entry, headers: Language, known: Option<KnownFile>) -> Slot {
+    let language = if Language::is_shared_header(&entry.path) {
+        headers
+    } else {
+        Language::detect(&entry.path, None)
+    };
+    let mut slot = Slot {
+        role: Role::classify(&entry.path, language),
+        language,
+        known,
+        entry,
+        parsed: None,
+        verified: false,
+    };
+    if slot.known_hash().is_none() {
+        slot.known = None;
+    }
+    slot
 }
 
 fn renew(slot: &mut Slot, entry: Entry) {
@@ -402,3 +481,34 @@ fn is_fresh(old: &Entry, parsed: &Parsed, entry: &Entry) -> bool {
 }
 
 const LOSSY: &str = "lossy utf-8";
+
+/// What the slots' facts say of the files: the counts of [`SessionStats`] that are
+/// the slots', kept while no slot changes.
+#[derive(Debug, Default)]
+pub(super) struct SlotCounts {
+    with_problems: usize,
+    lossy_utf8: usize,
+    /// Files with facts known current.
+    verified: usize,
+    /// Files whose reading a work limit cut short.
+    limited: Vec<String>,
+}
+
+impl SlotCounts {
+    fn of(state: &State) -> SlotCounts {
+        let mut counts = SlotCounts::default();
+        for slot in state.slots.values() {
+            counts.verified += usize::from(slot.verified);
+            let Some(parsed) = slot.current() else {
+                continue;
+            };
+            let problems = &parsed.facts.problems;
+            counts.with_problems += usize::from(!problems.is_empty());
+            counts.lossy_utf8 += usize::from(problems.iter().any(|m| m.starts_with(LOSSY)));
+            if parsed.facts.limited.is_some() {
+                counts.limited.push(slot.entry.path.clone());
+            }
+        }
+        counts
+    }
+}

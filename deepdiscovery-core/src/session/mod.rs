@@ -117,6 +117,15 @@ struct State {
     listing_version: u64,
     /// Values computed from the listing, by kind (see [`Session::per_listing`]).
     per_listing: HashMap<&'static str, per_listing::Kept>,
+    /// The source's mark of the listing the slots hold, when it gave one (see
+    /// [`RepoSource::list_changes`]).
+    listing_mark: Option<u64>,
+    /// Counts the changes of the slots: listed, renewed, read or dropped.
+    slots_touched: u64,
+    /// The slots' counts for the stats, as of `slots_touched`.
+    slot_counts: Option<(u64, loading::SlotCounts)>,
+    /// The listing as the queries read it, and its version (see [`Session::listing`]).
+    snapshot: Option<(u64, Arc<[ArtifactInfo]>)>,
 }
 
 /// What the session did since its last listing: how much was listed, parsed, reused
@@ -392,7 +401,9 @@ impl Session {
     /// # Errors
     /// An error of the source's listing (a root that disappeared, say).
     pub fn artifacts(&self) -> Result<Vec<ArtifactInfo>> {
-        self.artifacts_versioned().map(|(artifacts, _)| artifacts)
+        let mut state = lock(&self.state);
+        self.refresh(&mut state)?;
+        Ok(state.slots.values().map(info).collect())
     }
 
     /// The facts of one artifact, fresh; reads and parses only that file if needed.
@@ -426,18 +437,28 @@ impl Session {
         self.facts_in(&mut state, paths)
     }
 
-    /// [`Session::artifacts`] with the version of the listing they are (for
-    /// [`Session::per_listing`]).
-    pub(crate) fn artifacts_versioned(&self) -> Result<(Vec<ArtifactInfo>, u64)> {
-        let mut state = lock(&self.state);
-        self.refresh(&mut state)?;
-        let artifacts = state.slots.values().map(info).collect();
-        Ok((artifacts, state.listing_version))
+    /// The facts of the file at `path` if they were parsed and it is unchanged since
+    /// (reads nothing).
+    pub(crate) fn parsed_facts(&self, path: &str) -> Option<Arc<Facts>> {
+        let state = lock(&self.state);
+        Some(Arc::clone(&state.slots.get(path)?.current()?.facts))
     }
 
-    /// [`Session::artifacts`] as of the listing the query started with.
-    pub(crate) fn artifacts_listed(&self) -> Vec<ArtifactInfo> {
-        lock(&self.state).slots.values().map(info).collect()
+    /// The listing after revalidating it against the source, as the stages of a
+    /// query read it: every artifact in path order, with its version (for
+    /// [`Session::per_listing`]). The artifacts carry no facts (ask
+    /// [`Session::parsed_facts`]): so the same listing is shared by every query
+    /// until it changes, instead of a million paths copied three times a query.
+    pub(crate) fn listing(&self) -> Result<(Arc<[ArtifactInfo]>, u64)> {
+        let mut state = lock(&self.state);
+        self.refresh(&mut state)?;
+        Ok(snapshot(&mut state))
+    }
+
+    /// [`Session::listing`] without listing the source again: for the later stages of
+    /// one query (the files read since may have changed a language or role).
+    pub(crate) fn listing_as_read(&self) -> (Arc<[ArtifactInfo]>, u64) {
+        snapshot(&mut lock(&self.state))
     }
 
     fn facts_in(&self, state: &mut State, paths: &[&str]) -> Vec<(String, Arc<Facts>)> {
@@ -700,6 +721,27 @@ const CODEOWNERS: [&str; 4] = [
     "docs/CODEOWNERS",
     ".gitlab/CODEOWNERS",
 ];
+
+/// The listing of `state` without facts, built once per listing version.
+fn snapshot(state: &mut State) -> (Arc<[ArtifactInfo]>, u64) {
+    let version = state.listing_version;
+    if let Some((kept, artifacts)) = &state.snapshot
+        && *kept == version
+    {
+        return (Arc::clone(artifacts), version);
+    }
+    let artifacts: Arc<[ArtifactInfo]> = (state.slots.values())
+        .map(|slot| ArtifactInfo {
+            path: slot.entry.path.clone(),
+            size: slot.entry.size,
+            language: slot.language,
+            role: slot.role,
+            facts: None,
+        })
+        .collect();
+    state.snapshot = Some((version, Arc::clone(&artifacts)));
+    (artifacts, version)
+}
 
 fn info(slot: &Slot) -> ArtifactInfo {
     ArtifactInfo {

@@ -26,7 +26,7 @@ impl std::fmt::Debug for Kept {
 
 impl Session {
     /// The value of `compute` for the listing of `version` (as
-    /// [`Session::artifacts_versioned`] gives it), computed once per version and
+    /// [`Session::listing`] gives it), computed once per version and
     /// `kind`. `compute` must depend on that listing and on the texts it reads
     /// through the reader it is given, nothing else. The value is kept only when the
     /// listing is still current, and every file it read is listed and was read safely

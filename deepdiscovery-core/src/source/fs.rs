@@ -10,8 +10,8 @@ use ignore::{WalkBuilder, WalkState};
 use super::history::{History, HistoryOptions, extend_git_history, git_head, read_git_history};
 use super::watch::{FileOutcome, Kept, Walked, Watcher};
 use super::{
-    DEFAULT_MAX_FILE_SIZE, Entry, Listing, MAX_IGNORE_FILE_SIZE, RepoSource, SkipReason, SkipStats,
-    Stamp, has_binary_extension, validate_relative,
+    DEFAULT_MAX_FILE_SIZE, Entry, Listing, ListingUpdate, MAX_IGNORE_FILE_SIZE, RepoSource,
+    SkipReason, SkipStats, Stamp, has_binary_extension, validate_relative,
 };
 use crate::resolve::{is_in_dir, parent_dir};
 use crate::sync::lock;
@@ -458,6 +458,17 @@ impl RepoSource for FsSource {
     /// removed or replaced by a file since the source was opened: the same errors
     /// as opening it would give, never an empty listing.
     fn list(&self) -> Result<Listing> {
+        match self.list_changes(None)?.0 {
+            ListingUpdate::Whole(listing) => Ok(listing),
+            // Only a mark asks for changes.
+            ListingUpdate::Changes(_) => Err(Error::Internal("changes without a mark".into())),
+        }
+    }
+
+    /// [`FsSource::list`]; when the tree is watched and `since` marks a listing
+    /// the watch still describes, only the paths the kernel reported as changed
+    /// since then.
+    fn list_changes(&self, since: Option<u64>) -> Result<(ListingUpdate, Option<u64>)> {
         match std::fs::metadata(&self.canonical_root) {
             Ok(meta) if meta.is_dir() => {}
             Ok(_) => return Err(Error::RootNotDirectory(self.root.clone())),
@@ -472,13 +483,18 @@ impl RepoSource for FsSource {
             walked.walk_skips.merge(&root_skips);
             walked
         };
+        let whole = |listing| Ok((ListingUpdate::Whole(listing), None));
         let Some(watcher) = &self.watcher else {
-            return Ok(full(self.walk(honor, None, true)).listing());
+            return whole(full(self.walk(honor, None, true)).listing());
         };
         let mut watcher = lock_watcher(watcher);
         if let Some((paths, kept)) = watcher.changes() {
             if self.patch(kept, paths, honor).is_some() {
-                return Ok(kept.listing());
+                let update = match since.and_then(|mark| kept.changes_since(mark)) {
+                    Some(changes) => ListingUpdate::Changes(changes),
+                    None => ListingUpdate::Whole(kept.listing()),
+                };
+                return Ok((update, Some(kept.mark())));
             }
             watcher.reset();
         }
@@ -489,10 +505,11 @@ impl RepoSource for FsSource {
             if dirs.unwatchable {
                 watcher.give_up();
             } else if watcher.start(&self.canonical_root, &dirs.dirs, honor) {
-                return Ok(watcher.finish(full(self.walk(honor, None, true))));
+                let listing = watcher.finish(full(self.walk(honor, None, true)));
+                return Ok((ListingUpdate::Whole(listing), watcher.mark()));
             }
         }
-        Ok(full(self.walk(honor, None, true)).listing())
+        whole(full(self.walk(honor, None, true)).listing())
     }
 
     fn read(&self, path: &str) -> Result<Vec<u8>> {

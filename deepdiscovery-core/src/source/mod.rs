@@ -144,6 +144,27 @@ pub struct Listing {
     pub skipped: SkipStats,
 }
 
+/// What changed in a source's listing since an earlier listing of the same source
+/// (see [`RepoSource::list_changes`]): applied to that listing, the listing now.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListingChanges {
+    /// Entries listed now that are new or may have changed since, in path order.
+    pub changed: Vec<Entry>,
+    /// Paths not listed now that may have been listed then, in path order.
+    pub removed: Vec<String>,
+    /// Every file left out now, as [`Listing::skipped`] would say.
+    pub skipped: SkipStats,
+}
+
+/// A listing as a source gives it: whole, or as its changes since an earlier one.
+#[derive(Debug, Clone)]
+pub enum ListingUpdate {
+    /// The whole listing.
+    Whole(Listing),
+    /// The changes since the listing asked about.
+    Changes(ListingChanges),
+}
+
 /// A repository: something that lists artifacts and reads their bytes.
 ///
 /// Implementations must be deterministic (the same state lists the same entries in
@@ -157,6 +178,20 @@ pub trait RepoSource: Send + Sync {
 
     /// Reads the bytes of one listed artifact.
     fn read(&self, path: &str) -> Result<Vec<u8>>;
+
+    /// The listing, with a mark of it for the next call: when `since` is a mark this
+    /// source gave, a source that can gives only what changed since that listing
+    /// ([`ListingUpdate::Changes`]), which must be exactly the difference between it
+    /// and what [`RepoSource::list`] would give now. A watched directory lists a
+    /// million files this way in the time of its changes. The default lists whole
+    /// and gives no mark.
+    ///
+    /// # Errors
+    /// As [`RepoSource::list`].
+    fn list_changes(&self, since: Option<u64>) -> Result<(ListingUpdate, Option<u64>)> {
+        let _ = since;
+        Ok((ListingUpdate::Whole(self.list()?), None))
+    }
 
     /// A name for the files this source reads that other processes give the same
     /// source (a directory's canonical path), or `None` (the default) when there is

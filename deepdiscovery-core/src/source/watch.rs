@@ -21,9 +21,10 @@
 //! change (network and FUSE file systems are left to full walks). Elsewhere than on
 //! Linux, every listing is a full walk.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{Entry, Listing, SkipReason, SkipStats, Stamp};
+use super::{Entry, Listing, ListingChanges, SkipReason, SkipStats, Stamp};
 use crate::resolve::parent_dir;
 
 /// The most directories watched; a larger tree is listed by full walks.
@@ -97,23 +98,54 @@ enum Known {
     Skipped(SkipReason),
 }
 
-/// The listing kept between walks, patched with what changed.
+/// The most changes a kept listing remembers for [`Kept::changes_since`]; older
+/// ones are forgotten (a consumer that far behind gets the whole listing).
+const MAX_LOGGED_CHANGES: usize = 1 << 16;
+
+/// The marks of kept listings: one counter for every watch of the process, so that
+/// a mark of one kept listing is never taken for a mark of another.
+static LAST_MARK: AtomicU64 = AtomicU64::new(0);
+
+fn next_mark() -> u64 {
+    LAST_MARK.fetch_add(1, Ordering::Relaxed) + 1
+}
+
+/// The listing kept between walks, patched with what changed, and a log of the
+/// changed paths that tells a consumer what changed since its last listing.
 #[derive(Debug, Default)]
 pub(super) struct Kept {
     files: BTreeMap<String, Known>,
+    /// The paths of `files` that are skipped (few): the listing's skips without a
+    /// pass over every file.
+    skipped: BTreeSet<String>,
     walk_skips: SkipStats,
+    /// Changed paths, by the mark of their change (increasing).
+    log: VecDeque<(u64, String)>,
+    /// Changes after this mark are all in `log`.
+    floor: u64,
+    /// The mark of the last change (or of the walk, before any).
+    latest: u64,
 }
 
 impl Kept {
     fn new(walked: Walked) -> Kept {
-        let files = walked
+        let files: BTreeMap<String, Known> = walked
             .files
             .into_iter()
             .map(FileOutcome::into_known)
             .collect();
+        let skipped = (files.iter())
+            .filter(|(_, known)| matches!(known, Known::Skipped(_)))
+            .map(|(path, _)| path.clone())
+            .collect();
+        let mark = next_mark();
         Kept {
             files,
+            skipped,
             walk_skips: walked.walk_skips,
+            log: VecDeque::new(),
+            floor: mark,
+            latest: mark,
         }
     }
 
@@ -125,39 +157,131 @@ impl Kept {
     /// Records what a file is now.
     pub(super) fn set(&mut self, outcome: FileOutcome) {
         let (path, known) = outcome.into_known();
+        if self.files.get(&path) == Some(&known) {
+            return;
+        }
+        if matches!(known, Known::Skipped(_)) {
+            self.skipped.insert(path.clone());
+        } else {
+            self.skipped.remove(&path);
+        }
+        self.note(&path);
         self.files.insert(path, known);
     }
 
     /// Forgets a file: gone, or no longer a file to list.
     pub(super) fn remove(&mut self, path: &str) {
-        self.files.remove(path);
+        if self.files.remove(path).is_some() {
+            self.skipped.remove(path);
+            self.note(path);
+        }
     }
 
     /// Replaces what is known of the files directly in `dirs` by what a walk of
     /// those directories found.
     pub(super) fn replace_dirs(&mut self, dirs: &BTreeSet<String>, found: Vec<FileOutcome>) {
-        self.files
-            .retain(|path, _| !dirs.contains(parent_dir(path)));
-        for outcome in found {
-            self.set(outcome);
+        let found: BTreeMap<String, Known> =
+            found.into_iter().map(FileOutcome::into_known).collect();
+        let gone: Vec<String> = (dirs.iter())
+            .flat_map(|dir| self.files_in(dir))
+            .filter(|path| !found.contains_key(path))
+            .collect();
+        for path in gone {
+            self.remove(&path);
         }
+        for (path, known) in found {
+            self.set(match known {
+                Known::Listed { size, stamp } => FileOutcome::Listed(Entry { path, size, stamp }),
+                Known::Skipped(reason) => FileOutcome::Skipped(reason, path),
+            });
+        }
+    }
+
+    /// The files met directly in `dir` (a range of the sorted paths: a directory's
+    /// files sort after `dir/`, among its subdirectories' files).
+    fn files_in(&self, dir: &str) -> Vec<String> {
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        (self.files.range(prefix.clone()..))
+            .map(|(path, _)| path)
+            .take_while(|path| path.starts_with(&prefix))
+            .filter(|path| parent_dir(path) == dir)
+            .cloned()
+            .collect()
+    }
+
+    /// Logs a change of `path`.
+    fn note(&mut self, path: &str) {
+        self.latest = next_mark();
+        self.log.push_back((self.latest, path.to_string()));
+        if self.log.len() > MAX_LOGGED_CHANGES {
+            let (mark, _) = self.log.pop_front().unwrap_or_default();
+            self.floor = mark;
+        }
+    }
+
+    /// The mark of the listing as it is now, for [`Kept::changes_since`].
+    pub(super) fn mark(&self) -> u64 {
+        self.latest
+    }
+
+    /// What changed since the listing marked `mark` (see [`ListingChanges`]); `None`
+    /// when the mark is not this listing's, or older than what the log holds.
+    pub(super) fn changes_since(&self, mark: u64) -> Option<ListingChanges> {
+        if mark < self.floor || mark > self.latest {
+            return None;
+        }
+        let start = self.log.partition_point(|(m, _)| *m <= mark);
+        let paths: BTreeSet<&str> = (self.log.range(start..))
+            .map(|(_, path)| path.as_str())
+            .collect();
+        let mut changes = ListingChanges {
+            skipped: self.skips(),
+            ..ListingChanges::default()
+        };
+        for path in paths {
+            match self.files.get(path) {
+                Some(&Known::Listed { size, stamp }) => changes.changed.push(Entry {
+                    path: path.to_string(),
+                    size,
+                    stamp,
+                }),
+                _ => changes.removed.push(path.to_string()),
+            }
+        }
+        Some(changes)
+    }
+
+    /// Every skip: the walk's and the skipped files'.
+    fn skips(&self) -> SkipStats {
+        let mut skipped = self.walk_skips.clone();
+        for path in &self.skipped {
+            if let Some(&Known::Skipped(reason)) = self.files.get(path) {
+                skipped.record(reason, path.clone());
+            }
+        }
+        skipped
     }
 
     /// The listing: as a full walk would give it.
     pub(super) fn listing(&self) -> Listing {
-        let mut skipped = self.walk_skips.clone();
-        let mut entries = Vec::with_capacity(self.files.len());
-        for (path, known) in &self.files {
-            match *known {
-                Known::Listed { size, stamp } => entries.push(Entry {
+        let entries = (self.files.iter())
+            .filter_map(|(path, known)| match *known {
+                Known::Listed { size, stamp } => Some(Entry {
                     path: path.clone(),
                     size,
                     stamp,
                 }),
-                Known::Skipped(reason) => skipped.record(reason, path.clone()),
-            }
+                Known::Skipped(_) => None,
+            })
+            .collect();
+        Listing {
+            entries,
+            skipped: self.skips(),
         }
-        Listing { entries, skipped }
     }
 }
 
@@ -234,6 +358,11 @@ mod imp {
         /// Forgets the watch: the next listing is a full walk.
         pub(in crate::source) fn reset(&mut self) {
             self.watch = None;
+        }
+
+        /// The mark of the kept listing ([`Kept::mark`]), when watching.
+        pub(in crate::source) fn mark(&self) -> Option<u64> {
+            self.watch.as_ref().map(|watch| watch.kept.mark())
         }
 
         /// Whether a watch should be set up before the next full walk.
@@ -439,6 +568,10 @@ mod imp {
         }
 
         pub(in crate::source) fn reset(&mut self) {}
+
+        pub(in crate::source) fn mark(&self) -> Option<u64> {
+            None
+        }
 
         pub(in crate::source) fn wants_to_start(&self) -> bool {
             false

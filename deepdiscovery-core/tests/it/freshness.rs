@@ -286,13 +286,14 @@ fn assert_matches_disk(package: &ContextPackage, root: &Path) {
 /// deletions, queries the same session again and checks the warm package against the
 /// edited tree and against a fresh session, for each of `configs` (all run on the
 /// same session, so whatever each leaves cached is revalidated by the others).
-fn warm_query_matches_a_fresh_session(configs: &[DiscoverConfig]) {
+fn warm_query_matches_a_fresh_session(configs: &[DiscoverConfig], watch: bool) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     for (path, content) in BILLING {
         write(root, path, content);
     }
-    let session = Session::open(root).unwrap();
+    let source = FsSource::builder(root).watch(watch).build().unwrap();
+    let session = Session::new(source);
     let cold: Vec<ContextPackage> = configs
         .iter()
         .map(|c| discover(&session, LATE_FEE_TASK, c))
@@ -403,7 +404,14 @@ fn warm_query_matches_a_fresh_session(configs: &[DiscoverConfig]) {
 
 #[test]
 fn a_warm_query_after_edits_answers_as_a_fresh_session() {
-    warm_query_matches_a_fresh_session(&[DiscoverConfig::default()]);
+    warm_query_matches_a_fresh_session(&[DiscoverConfig::default()], false);
+}
+
+/// The same, the tree watched: the warm query lists by the changes since the cold
+/// one (on Linux).
+#[test]
+fn a_warm_watched_query_after_edits_answers_as_a_fresh_session() {
+    warm_query_matches_a_fresh_session(&[DiscoverConfig::default()], true);
 }
 
 #[test]
@@ -413,7 +421,7 @@ fn a_warm_full_graph_query_after_edits_answers_as_a_fresh_session() {
         ..DiscoverConfig::default()
     };
     // The neighbourhood query runs too, so both kinds of cached graph are revalidated.
-    warm_query_matches_a_fresh_session(&[full, DiscoverConfig::default()]);
+    warm_query_matches_a_fresh_session(&[full, DiscoverConfig::default()], false);
 }
 
 #[test]
@@ -684,4 +692,79 @@ fn an_edited_manifest_changes_the_next_querys_environment() {
             "watched: {watch}"
         );
     }
+}
+
+/// Every artifact as a session lists it after reading every file (so that files
+/// binary by content are rejected), with its language, role and size; and the skips.
+fn read_listing(session: &Session) -> (Vec<String>, deepdiscovery_core::source::SkipStats) {
+    let paths: Vec<String> = (session.artifacts().unwrap().into_iter())
+        .map(|a| a.path)
+        .collect();
+    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+    session.facts_for(&paths).unwrap();
+    let listed = (session.artifacts().unwrap().into_iter())
+        .map(|a| format!("{} {:?} {:?} {}", a.path, a.language, a.role, a.size))
+        .collect();
+    (listed, session.stats().skipped)
+}
+
+/// A watched session takes its listing as the changes since the last one: after
+/// edits, new and deleted files, a switch of the grammar of `.h` headers (C sources
+/// come to outnumber C++ ones, then no longer) and a file found binary on reading,
+/// it lists and answers as a fresh session on the same tree.
+#[test]
+fn a_watched_session_lists_by_changes_as_a_fresh_session_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let files = [
+        (
+            "src/main.cpp",
+            "#include \"util.h\"\nint main() { return parse_header(); }\n",
+        ),
+        ("src/util.h", "int parse_header();\n"),
+        ("src/util.cpp", "int parse_header() { return 0; }\n"),
+        ("app/views.py", "def index():\n    return parse()\n"),
+        ("app/parse.py", "def parse():\n    return 1\n"),
+    ];
+    for (path, content) in files {
+        write(root, path, content);
+    }
+    let source = FsSource::builder(root).watch(true).build().unwrap();
+    let watched = Session::new(source);
+    let task = "parse_header in util.h returns the wrong value";
+    let config = DiscoverConfig::default();
+    let check = |step: &str| {
+        let fresh = Session::open(root).unwrap();
+        assert_eq!(read_listing(&watched), read_listing(&fresh), "after {step}");
+        assert_eq!(
+            stable_json(&discover(&watched, task, &config)),
+            stable_json(&discover(&fresh, task, &config)),
+            "package after {step}"
+        );
+    };
+    check("the first listing");
+    write(
+        root,
+        "app/views.py",
+        "def index():\n    return parse() + 1\n",
+    );
+    check("an edit");
+    for name in ["a", "b", "c"] {
+        write(
+            root,
+            &format!("src/{name}.c"),
+            "int helper(void) { return 1; }\n",
+        );
+    }
+    check("C sources outnumbering C++ ones");
+    write(root, "app/blob.py", "x = 1\0\0\0\n");
+    check("a file binary by content");
+    write(root, "app/blob.py", "x = 2\n");
+    check("that file text again");
+    for name in ["a", "b"] {
+        fs::remove_file(root.join(format!("src/{name}.c"))).unwrap();
+    }
+    check("C sources deleted");
+    fs::remove_file(root.join("app/parse.py")).unwrap();
+    check("a deletion");
 }

@@ -3,10 +3,12 @@
 //! files and directories, renames, ignore files changed, binaries, files over the
 //! size cap, links.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use deepdiscovery_core::source::{FsSource, Listing, RepoSource};
+use deepdiscovery_core::source::{Entry, FsSource, Listing, ListingUpdate, RepoSource};
 use proptest::prelude::*;
 
 fn write(root: &Path, rel: &str, content: &[u8]) {
@@ -15,12 +17,75 @@ fn write(root: &Path, rel: &str, content: &[u8]) {
     fs::write(path, content).unwrap();
 }
 
-fn watched(root: &Path) -> FsSource {
-    FsSource::builder(root)
+/// A watched source, and a consumer that keeps its listing by the changes the
+/// source reports since the consumer's last mark (as a session does).
+struct Watched {
+    source: FsSource,
+    tracked: RefCell<Tracked>,
+}
+
+#[derive(Default)]
+struct Tracked {
+    mark: Option<u64>,
+    entries: BTreeMap<String, Entry>,
+    /// How many listings came as changes rather than whole.
+    by_changes: usize,
+}
+
+impl std::ops::Deref for Watched {
+    type Target = FsSource;
+
+    fn deref(&self) -> &FsSource {
+        &self.source
+    }
+}
+
+impl Watched {
+    /// The consumer's listing brought up to date with `list_changes`.
+    fn tracked_listing(&self) -> Listing {
+        let mut tracked = self.tracked.borrow_mut();
+        let (update, mark) = self.source.list_changes(tracked.mark).unwrap();
+        tracked.mark = mark;
+        let skipped = match update {
+            ListingUpdate::Whole(listing) => {
+                let entries = listing.entries.into_iter();
+                tracked.entries = entries.map(|e| (e.path.clone(), e)).collect();
+                listing.skipped
+            }
+            ListingUpdate::Changes(changes) => {
+                tracked.by_changes += 1;
+                assert!(changes.changed.is_sorted_by(|a, b| a.path < b.path));
+                assert!(changes.removed.is_sorted());
+                for path in &changes.removed {
+                    tracked.entries.remove(path);
+                }
+                for entry in changes.changed {
+                    tracked.entries.insert(entry.path.clone(), entry);
+                }
+                changes.skipped
+            }
+        };
+        Listing {
+            entries: tracked.entries.values().cloned().collect(),
+            skipped,
+        }
+    }
+
+    fn by_changes(&self) -> usize {
+        self.tracked.borrow().by_changes
+    }
+}
+
+fn watched(root: &Path) -> Watched {
+    let source = FsSource::builder(root)
         .max_file_size(64)
         .watch(true)
         .build()
-        .unwrap()
+        .unwrap();
+    Watched {
+        source,
+        tracked: RefCell::default(),
+    }
 }
 
 fn walked(root: &Path) -> Listing {
@@ -32,12 +97,19 @@ fn walked(root: &Path) -> Listing {
         .unwrap()
 }
 
-/// The watched source's listing equals a fresh full walk's, entries and skips.
-fn assert_same(source: &FsSource, root: &Path, step: &str) {
+/// The watched source's listing equals a fresh full walk's, entries and skips; and
+/// so does the listing a consumer keeps from the changes since its last mark.
+fn assert_same(source: &Watched, root: &Path, step: &str) {
+    let tracked = source.tracked_listing();
     let by_difference = source.list().unwrap();
     let full = walked(root);
     assert_eq!(by_difference.entries, full.entries, "entries after {step}");
     assert_eq!(by_difference.skipped, full.skipped, "skips after {step}");
+    assert_eq!(
+        tracked.entries, full.entries,
+        "tracked entries after {step}"
+    );
+    assert_eq!(tracked.skipped, full.skipped, "tracked skips after {step}");
 }
 
 fn seed(root: &Path) {
@@ -52,7 +124,7 @@ fn seed(root: &Path) {
 }
 
 /// A seeded tree in a temporary directory and its watched source, listed once.
-fn seeded_and_listed() -> (tempfile::TempDir, FsSource) {
+fn seeded_and_listed() -> (tempfile::TempDir, Watched) {
     let dir = tempfile::tempdir().unwrap();
     seed(dir.path());
     let source = watched(dir.path());
@@ -86,8 +158,14 @@ fn edits_additions_and_deletions_are_listed_by_difference() {
     assert_same(&source, root, "a file back under the cap");
     write(root, "src/shot.png", b"\x89PNG");
     assert_same(&source, root, "a new binary");
+    assert_same(&source, root, "nothing");
     if cfg!(target_os = "linux") {
         assert!(source.is_watching(), "no change so far needed a full walk");
+        assert_eq!(
+            source.by_changes(),
+            9,
+            "every listing after the first by changes"
+        );
     }
 }
 
@@ -219,10 +297,16 @@ proptest! {
             for change in round {
                 apply(root, change);
             }
+            // The consumer of changes lists before or after the plain listing.
+            let tracked_first = i % 2 == 0;
+            let tracked = tracked_first.then(|| source.tracked_listing());
             let by_difference = source.list().unwrap();
+            let tracked = tracked.unwrap_or_else(|| source.tracked_listing());
             let full = walked(root);
             prop_assert_eq!(&by_difference.entries, &full.entries, "round {}: {:?}", i, round);
             prop_assert_eq!(&by_difference.skipped, &full.skipped, "round {}: {:?}", i, round);
+            prop_assert_eq!(&tracked.entries, &full.entries, "tracked, round {}: {:?}", i, round);
+            prop_assert_eq!(&tracked.skipped, &full.skipped, "tracked, round {}: {:?}", i, round);
         }
     }
 }

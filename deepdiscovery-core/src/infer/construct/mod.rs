@@ -145,7 +145,7 @@ fn graph_of_task(
     location: &Location,
 ) -> Result<(Neighbourhood, f64, f64)> {
     let t = Instant::now();
-    let listed = session.artifacts_listed();
+    let (listed, _) = session.listing_as_read();
     let scope = if config.full_graph {
         listed.iter().map(|a| a.path.clone()).collect()
     } else {
@@ -164,12 +164,12 @@ fn graph_of_task(
     } else {
         session.graph_of_listed(&scope)
     };
-    // Listed again: the graph parsed its scope.
-    let artifacts = Listed::new(session.artifacts_listed());
+    // Listed again: parsing the scope may have changed a language or role.
+    let artifacts = Listed::new(session.listing_as_read().0);
     let graph_ms = ms(t);
     let files_parsed = scope
         .iter()
-        .filter(|p| artifacts.get(p).is_some_and(|a| a.facts.is_some()))
+        .filter(|p| session.parsed_facts(p).is_some())
         .chain(&location.parsed)
         .collect::<BTreeSet<_>>()
         .len();
@@ -181,18 +181,20 @@ fn graph_of_task(
     Ok((neighbourhood, scope_ms, graph_ms))
 }
 
-/// Every artifact of the listing, sorted by path, found by path (a binary search: no
-/// second copy of a million paths to hash).
-pub(super) struct Listed(Vec<ArtifactInfo>);
+/// Every artifact of the listing (without facts), sorted by path, found by path (a
+/// binary search: no second copy of a million paths to hash).
+pub(super) struct Listed(Arc<[ArtifactInfo]>);
 
 impl Listed {
     /// The listing of `artifacts` (the session lists them in path order; sorted here
     /// when not).
-    fn new(mut artifacts: Vec<ArtifactInfo>) -> Listed {
-        if !artifacts.is_sorted_by(|a, b| a.path <= b.path) {
-            artifacts.sort_by(|a, b| a.path.cmp(&b.path));
+    fn new(artifacts: Arc<[ArtifactInfo]>) -> Listed {
+        if artifacts.is_sorted_by(|a, b| a.path <= b.path) {
+            return Listed(artifacts);
         }
-        Listed(artifacts)
+        let mut sorted = artifacts.to_vec();
+        sorted.sort_by(|a, b| a.path.cmp(&b.path));
+        Listed(sorted.into())
     }
 
     /// The artifact at `path`.
@@ -599,7 +601,7 @@ impl<'a> CardCache<'a> {
     /// The facts of a file: those the session holds already (every file once the
     /// graph is built), else parsed now.
     fn facts(&self, path: &str) -> Option<Arc<Facts>> {
-        match self.artifacts.get(path).and_then(|a| a.facts.clone()) {
+        match self.session.parsed_facts(path) {
             Some(facts) => Some(facts),
             None => self.session.facts_listed(&[path]).pop().map(|(_, f)| f),
         }

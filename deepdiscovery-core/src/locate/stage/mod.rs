@@ -92,7 +92,7 @@ pub(crate) fn run(
 ) -> Result<Location> {
     config.validate()?;
     let start = Instant::now();
-    let (artifacts, version) = session.artifacts_versioned()?;
+    let (artifacts, version) = session.listing()?;
     // The narrowing below parses the best candidates: their grammars compile
     // meanwhile.
     session.prepare_grammars();

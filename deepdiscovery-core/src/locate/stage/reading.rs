@@ -10,7 +10,7 @@ const LISTING_READ: &str = "environment and issue templates";
 /// The listing a query reads: every artifact, its path, and its index by path.
 pub(super) struct Files<'a> {
     pub(super) artifacts: &'a [ArtifactInfo],
-    /// The listing's version ([`Session::artifacts_versioned`]).
+    /// The listing's version ([`Session::listing`]).
     pub(super) version: u64,
     pub(super) paths: Vec<&'a str>,
     pub(super) by_path: PathIndex<'a>,
