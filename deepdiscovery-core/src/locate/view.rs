@@ -16,6 +16,7 @@ use serde::Serialize;
 
 use crate::artifact::Language;
 use crate::facts::Facts;
+use crate::resolve::DirGroups;
 use crate::session::ArtifactInfo;
 use crate::task::estimate_tokens;
 
@@ -62,6 +63,19 @@ pub fn build(
     facts: &BTreeMap<&str, Arc<Facts>>,
     budget_tokens: usize,
 ) -> RepoView {
+    let groups = || Box::new(DirGroups::of(artifacts.iter().map(|a| a.path.as_str())));
+    build_grouped(artifacts, scores, facts, budget_tokens, groups)
+}
+
+/// [`build`] with the artifacts' directory groups, asked for only when module
+/// cards are needed.
+pub(crate) fn build_grouped<G: std::ops::Deref<Target = DirGroups>>(
+    artifacts: &[ArtifactInfo],
+    scores: &[f32],
+    facts: &BTreeMap<&str, Arc<Facts>>,
+    budget_tokens: usize,
+    groups: impl FnOnce() -> G,
+) -> RepoView {
     let fits = artifacts.len() * TOKENS_PER_FILE_CARD <= budget_tokens;
     if fits {
         let cards: Vec<(f32, String)> = artifacts
@@ -73,7 +87,7 @@ pub fn build(
     } else {
         render(
             Granularity::ModuleCards,
-            module_cards(artifacts, scores, facts),
+            module_cards(artifacts, &groups(), scores, facts),
             budget_tokens,
         )
     }
@@ -113,14 +127,17 @@ fn file_card(a: &ArtifactInfo, facts: Option<&Arc<Facts>>) -> String {
 /// One card per directory holding files, ordered by the best score in it.
 fn module_cards(
     artifacts: &[ArtifactInfo],
+    groups: &DirGroups,
     scores: &[f32],
     facts: &BTreeMap<&str, Arc<Facts>>,
 ) -> Vec<(f32, String)> {
-    let groups = crate::resolve::DirGroups::of(artifacts.iter().map(|a| a.path.as_str()));
-    let mut dirs: Vec<(&str, Vec<usize>)> = groups.dirs.into_iter().zip(groups.members).collect();
+    let mut dirs: Vec<(&str, &Vec<usize>)> = (groups.dirs.iter().map(String::as_str))
+        .zip(&groups.members)
+        .collect();
     dirs.sort_unstable_by(|a, b| a.0.cmp(b.0));
     dirs.into_iter()
-        .map(|(dir, mut members)| {
+        .map(|(dir, members)| {
+            let mut members = members.clone();
             // A stable sort by score leaves equals in the artifacts' order.
             members.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
             let best = members.first().map(|&i| scores[i]).unwrap_or(0.0);

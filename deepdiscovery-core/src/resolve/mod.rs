@@ -259,20 +259,20 @@ pub fn parent_dir(path: &str) -> &str {
 /// members (indexes into the paths, ascending), in order of first appearance, and
 /// each path's group.
 #[derive(Debug, Default, PartialEq)]
-pub(crate) struct DirGroups<'a> {
+pub(crate) struct DirGroups {
     /// Each group's directory.
-    pub(crate) dirs: Vec<&'a str>,
+    pub(crate) dirs: Vec<String>,
     /// Each group's paths, as indexes.
     pub(crate) members: Vec<Vec<usize>>,
     /// Each path's group.
     pub(crate) group_of: Vec<usize>,
 }
 
-impl<'a> DirGroups<'a> {
+impl DirGroups {
     /// Groups `paths` by directory. Files of one directory are mostly neighbours in
     /// a sorted listing: the last directory is checked before the map (a million
     /// paths into a map of their directories cost a query 100 ms).
-    pub(crate) fn of(paths: impl IntoIterator<Item = &'a str>) -> Self {
+    pub(crate) fn of<'a>(paths: impl IntoIterator<Item = &'a str>) -> Self {
         let mut index: crate::hashing::ContentMap<&str, usize> = Default::default();
         let mut groups = DirGroups::default();
         let mut last: Option<(&str, usize)> = None;
@@ -282,7 +282,7 @@ impl<'a> DirGroups<'a> {
                 Some((seen, g)) if seen == dir => g,
                 _ => {
                     let g = *index.entry(dir).or_insert_with(|| {
-                        groups.dirs.push(dir);
+                        groups.dirs.push(dir.to_string());
                         groups.members.push(Vec::new());
                         groups.members.len() - 1
                     });

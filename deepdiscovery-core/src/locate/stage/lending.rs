@@ -4,8 +4,8 @@
 
 use super::*;
 use crate::locate::tokens::Token;
-use crate::resolve::is_in_dir;
-use std::collections::HashSet;
+use crate::resolve::{DirGroups, is_in_dir};
+use std::collections::{BTreeSet, HashSet};
 
 /// Gives the source modules beside each named package's `__init__.py` a share of
 /// its evidence, divided among them.
@@ -36,54 +36,102 @@ pub(super) fn spread_to_modules(
     }
 }
 
-/// Rule templates on names: the file name or a directory equals a task term.
+/// What [`name_templates`] keeps per listing (see [`Session::per_listing`]).
+const NAME_INDEX: &str = "files by the first word of their name and directory";
+
+/// The shortest name or directory word a name template matches.
+const MIN_TEMPLATE_WORD: usize = 4;
+
+/// The listing's files by the first word of their stem and by the first word of
+/// their directory's last part (only words a template can match), so that a query
+/// looks up its terms instead of tokenizing a million names.
+#[derive(Debug, Default)]
+pub(super) struct NameIndex {
+    by_stem: HashMap<String, Vec<usize>>,
+    by_dir: HashMap<String, Vec<usize>>,
+}
+
+impl NameIndex {
+    /// Indexes `artifacts`: every file but those of a generic stem (`__init__`,
+    /// `index`, `mod`, `main`, `lib`), which no template matches.
+    pub(super) fn of(artifacts: &[ArtifactInfo]) -> NameIndex {
+        let mut index = NameIndex::default();
+        let mut token = Token::default();
+        let mut first = String::new();
+        // The files of one directory are neighbours in path order: its last part is
+        // tokenized once for them all.
+        let mut last_dir: Option<(&str, Option<String>)> = None;
+        for (i, a) in artifacts.iter().enumerate() {
+            let name = file_name(&a.path);
+            let stem = name.split('.').next().unwrap_or(name);
+            if matches!(stem, "__init__" | "index" | "mod" | "main" | "lib" | "") {
+                continue;
+            }
+            first_token(stem, &mut token, &mut first);
+            if first.len() >= MIN_TEMPLATE_WORD {
+                index.by_stem.entry(first.clone()).or_default().push(i);
+            }
+            let dir = parent_dir(&a.path);
+            let word = match &last_dir {
+                Some((seen, word)) if *seen == dir => word.clone(),
+                _ => {
+                    let last = dir.rsplit('/').next().unwrap_or_default();
+                    first_token(last, &mut token, &mut first);
+                    let word = (first.len() >= MIN_TEMPLATE_WORD).then(|| first.clone());
+                    last_dir = Some((dir, word.clone()));
+                    word
+                }
+            };
+            if let Some(word) = word {
+                index.by_dir.entry(word).or_default().push(i);
+            }
+        }
+        index
+    }
+}
+
+/// Rule templates on names: the first word of a file's name, or of its directory's
+/// last part, equals a task term.
 pub(super) fn name_templates(
-    artifacts: &[ArtifactInfo],
+    session: &Session,
+    files: &Files<'_>,
     query: &Query,
     named: &std::collections::HashSet<usize>,
     evidence: &mut [Vec<Signal>],
 ) {
-    let terms: HashMap<&str, f32> = query.terms.iter().map(|(t, w)| (t.as_str(), *w)).collect();
-    let matches = |first: &str| terms.contains_key(first) && first.len() >= 4;
-    let mut token = Token::default();
-    let mut first = String::new();
-    // The files of one directory are neighbours in path order: its last part is
-    // tokenized once for them all.
-    let mut last_dir: Option<(&str, Option<String>)> = None;
-    for (i, a) in artifacts.iter().enumerate() {
-        let name = file_name(&a.path);
-        let stem = name.split('.').next().unwrap_or(name);
-        if matches!(stem, "__init__" | "index" | "mod" | "main" | "lib" | "") || named.contains(&i)
-        {
-            continue;
-        }
-        first_token(stem, &mut token, &mut first);
-        if matches(&first) {
-            evidence[i].push(Signal::new(
-                Channel::NameTerm,
-                0.35,
-                format!("file name `{name}` matches the task term `{first}`"),
-            ));
-        }
-        let dir = parent_dir(&a.path);
-        let dir_match = match &last_dir {
-            Some((seen, found)) if *seen == dir => found.clone(),
-            _ => {
-                let found = dir
-                    .rsplit('/')
-                    .next()
-                    .filter(|d| !d.is_empty())
-                    .and_then(|d| {
-                        first_token(d, &mut token, &mut first);
-                        matches(&first)
-                            .then(|| format!("directory `{d}` matches the task term `{first}`"))
-                    });
-                last_dir = Some((dir, found.clone()));
-                found
+    let index = session.per_listing(NAME_INDEX, files.version, |_| {
+        Arc::new(NameIndex::of(files.artifacts))
+    });
+    let terms: BTreeSet<&str> = (query.terms.iter())
+        .map(|(t, _)| t.as_str())
+        .filter(|t| t.len() >= MIN_TEMPLATE_WORD)
+        .collect();
+    let artifacts = files.artifacts;
+    // Each file's name signal before its directory's, as one pass over the files
+    // would push them.
+    for &term in &terms {
+        for &i in index.by_stem.get(term).into_iter().flatten() {
+            if !named.contains(&i) {
+                let name = file_name(&artifacts[i].path);
+                evidence[i].push(Signal::new(
+                    Channel::NameTerm,
+                    0.35,
+                    format!("file name `{name}` matches the task term `{term}`"),
+                ));
             }
-        };
-        if let Some(what) = dir_match {
-            evidence[i].push(Signal::new(Channel::NameTerm, 0.15, what));
+        }
+    }
+    for &term in &terms {
+        for &i in index.by_dir.get(term).into_iter().flatten() {
+            if !named.contains(&i) {
+                let dir = parent_dir(&artifacts[i].path);
+                let last = dir.rsplit('/').next().unwrap_or_default();
+                evidence[i].push(Signal::new(
+                    Channel::NameTerm,
+                    0.15,
+                    format!("directory `{last}` matches the task term `{term}`"),
+                ));
+            }
         }
     }
 }
@@ -106,18 +154,17 @@ fn first_token(text: &str, token: &mut Token, first: &mut String) {
 /// raised for modules the task names.
 pub(super) fn module_alignment(
     artifacts: &[ArtifactInfo],
+    groups: &DirGroups,
     view: &LexicalView,
     query: &Query,
     environment: &Environment,
     scope: &[(usize, f32)],
 ) -> Vec<f32> {
-    let crate::resolve::DirGroups {
-        members: groups,
-        group_of,
-        ..
-    } = crate::resolve::DirGroups::of(artifacts.iter().map(|a| a.path.as_str()));
-    let count = groups.len();
-    let mut by_group: Vec<f32> = (groups.iter())
+    let DirGroups {
+        members, group_of, ..
+    } = groups;
+    let count = members.len();
+    let mut by_group: Vec<f32> = (members.iter())
         .map(|members| view.bm25_group(query, members, count))
         .collect();
     let max = by_group.iter().copied().fold(0.0f32, f32::max);
@@ -128,7 +175,7 @@ pub(super) fn module_alignment(
     }
     artifacts
         .iter()
-        .zip(&group_of)
+        .zip(group_of)
         .map(|(a, &g)| {
             let base = by_group[g];
             let scoped = scope
@@ -318,4 +365,56 @@ pub(super) fn stems_in_task(
         }
     }
     matched
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::MemorySource;
+
+    /// Name templates lend to files whose name's or directory's first word is a
+    /// task term of four letters or more, never to generic stems or to files the
+    /// task names; and the index kept for the listing answers a second query alike.
+    #[test]
+    fn name_templates_match_the_first_word_of_names_and_directories() {
+        let paths = [
+            "billing/invoice.py",
+            "ledger/export.py",
+            "ledger/invoice.py",
+            "ledger/ledger.py",
+            "ledger/main.py",
+            "misc/inv.py",
+        ];
+        let source = MemorySource::from_files(paths.map(|p| (p, "x = 1\n"))).unwrap();
+        let session = Session::new(source);
+        let (artifacts, version) = session.listing().unwrap();
+        let files = Files::new(&artifacts, version);
+        let query = Query::new("the invoice ledger is inv", Vec::new(), Vec::new());
+        let named: HashSet<usize> = [3].into();
+        let signals = || {
+            let mut evidence = vec![Vec::new(); files.len()];
+            name_templates(&session, &files, &query, &named, &mut evidence);
+            let described: Vec<Vec<(f32, String)>> = (evidence.iter())
+                .map(|e| e.iter().map(|s| (s.strength, s.what.clone())).collect())
+                .collect();
+            described
+        };
+        let first = signals();
+        let strengths: Vec<Vec<f32>> = (first.iter())
+            .map(|e| e.iter().map(|s| s.0).collect())
+            .collect();
+        assert_eq!(
+            strengths,
+            [
+                vec![0.35],
+                vec![0.15],
+                vec![0.35, 0.15],
+                vec![],
+                vec![],
+                vec![]
+            ],
+            "{first:?}"
+        );
+        assert_eq!(signals(), first, "the kept index answers alike");
+    }
 }

@@ -30,7 +30,7 @@ use crate::Result;
 use crate::artifact::{Role, is_test_file_name};
 use crate::hashing::PathIndex;
 use crate::plugins::LlmCaller;
-use crate::resolve::{file_name, parent_dir};
+use crate::resolve::{DirGroups, file_name, parent_dir};
 use crate::session::{ArtifactInfo, Session};
 use crate::source::Content;
 use crate::task::Task;
@@ -119,6 +119,7 @@ pub(crate) fn run(
         &mut board,
     );
     Ok(answer(
+        session,
         task,
         config,
         &files,
@@ -158,7 +159,7 @@ fn rule_evidence(
     // `__init__.py`: they share the evidence.
     spread_to_modules(artifacts, &package_modules, &mut evidence);
     let named = stems_in_task(artifacts, &reading.text, &reading.cues, &mut evidence);
-    name_templates(artifacts, query, &named, &mut evidence);
+    name_templates(session, files, query, &named, &mut evidence);
     let mut co_changes = history::CoChanges::new();
     if !config.ablation.no_history
         && let Some(past) = session.history_listed()
@@ -564,6 +565,7 @@ struct Phases {
 /// anchors, the repository view within the stage's budget, and what the later
 /// stages read of the query (its words, its matches, what lies beyond its words).
 fn answer(
+    session: &Session,
     task: &Task,
     config: &LocateConfig,
     files: &Files<'_>,
@@ -595,11 +597,12 @@ fn answer(
         .iter()
         .map(|(p, f)| (p.as_str(), Arc::clone(f)))
         .collect();
-    let view = view::build(
+    let view = view::build_grouped(
         artifacts,
         &board.scores,
         &known,
         config.budget.location_tokens(),
+        || files.groups(session),
     );
     let matched: HashMap<String, Vec<(usize, f32)>> = ranked
         .iter()

@@ -35,7 +35,17 @@ impl<'a> Files<'a> {
     pub(super) fn len(&self) -> usize {
         self.artifacts.len()
     }
+
+    /// The files grouped by directory, kept per listing.
+    pub(super) fn groups(&self, session: &Session) -> Arc<DirGroups> {
+        session.per_listing(DIR_GROUPS, self.version, |_| {
+            Arc::new(DirGroups::of(self.paths.iter().copied()))
+        })
+    }
 }
+
+/// What [`Files::groups`] keeps per listing.
+const DIR_GROUPS: &str = "files by directory";
 
 /// The task as read against the repository (§III.C.1): its environment, the text
 /// its author wrote, its type, what a language model judged, its cues and its query.
@@ -185,7 +195,15 @@ pub(super) fn lexical_terms(
     sorted.sort_by(|a, b| b.total_cmp(a));
     let ambiguity = score::ambiguity(&sorted);
     score::normalize_max(&mut sem);
-    let sum = module_alignment(files.artifacts, &view, query, &reading.environment, &scope);
+    let groups = files.groups(session);
+    let sum = module_alignment(
+        files.artifacts,
+        &groups,
+        &view,
+        query,
+        &reading.environment,
+        &scope,
+    );
     Lexical {
         view,
         by_path_alone,
