@@ -67,6 +67,10 @@ impl std::hash::Hasher for KeyedWordHasher {
 /// A map keyed by a file's words, with [`KeyedWordHasher`].
 pub(crate) type ContentMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<KeyedWordHasher>>;
 
+/// A set of a file's words (or a listing's names), with [`KeyedWordHasher`].
+pub(crate) type ContentSet<K> =
+    std::collections::HashSet<K, std::hash::BuildHasherDefault<KeyedWordHasher>>;
+
 /// A listing's paths to their index, for lookups only: keyed ([`KeyedWordHasher`]),
 /// since a hostile repository chooses its paths, and some four times faster than
 /// the standard hasher over the million paths of a large listing.

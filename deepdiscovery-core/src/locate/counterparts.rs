@@ -13,10 +13,11 @@
 //! A rule template of s_rule (Eq. 6): a counterpart of a strong candidate shares part
 //! of its evidence, so the second file of such a fix ranks beside the first.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 
 use super::evidence::{Channel, Signal};
 use crate::artifact::Role;
+use crate::hashing::{ContentMap, ContentSet};
 use crate::resolve::{file_name, parent_dir};
 use crate::session::ArtifactInfo;
 
@@ -111,13 +112,13 @@ fn eligible(role: Role) -> bool {
 /// The repository's files indexed for counterpart lookups, built once per query.
 pub(crate) struct Counterparts<'a> {
     artifacts: &'a [ArtifactInfo],
-    by_name: HashMap<&'a str, Vec<usize>>,
+    by_name: ContentMap<&'a str, Vec<usize>>,
     /// `(depth, lowercased name without the directory's name)` → files whose name
     /// contains the name of one of their directories.
-    by_stripped: HashMap<(usize, String), Vec<usize>>,
-    by_stem: HashMap<(&'a str, &'a str), Vec<usize>>,
+    by_stripped: ContentMap<(usize, String), Vec<usize>>,
+    by_stem: ContentMap<(&'a str, &'a str), Vec<usize>>,
     /// Directory → names of its eligible files.
-    by_dir: HashMap<&'a str, Vec<&'a str>>,
+    by_dir: ContentMap<&'a str, Vec<&'a str>>,
 }
 
 impl<'a> Counterparts<'a> {
@@ -131,29 +132,30 @@ impl<'a> Counterparts<'a> {
     /// of it is computed only for files of a depth and extension some source has,
     /// and only when its length can match a source's.
     pub(crate) fn new(artifacts: &'a [ArtifactInfo], sources: &[usize]) -> Self {
-        let depth = |path: &str| path.bytes().filter(|&b| b == b'/').count() + 1;
-        let wanted: BTreeSet<(usize, &str)> = sources
+        let depth = |path: &str| memchr::memchr_iter(b'/', path.as_bytes()).count() + 1;
+        let wanted: ContentSet<(usize, &str)> = sources
             .iter()
             .map(|&i| (depth(&artifacts[i].path), extension(&artifacts[i].path)))
             .collect();
+        let wanted_extensions: ContentSet<&str> = wanted.iter().map(|(_, ext)| *ext).collect();
         let source_path = |i: &usize| artifacts[*i].path.as_str();
-        let source_names: HashSet<&str> =
+        let source_names: ContentSet<&str> =
             sources.iter().map(|i| file_name(source_path(i))).collect();
-        let source_stems: HashSet<(&str, &str)> = sources
+        let source_stems: ContentSet<(&str, &str)> = sources
             .iter()
             .filter_map(|i| Some((parent_dir(source_path(i)), stem(file_name(source_path(i)))?)))
             .collect();
-        let source_stripped: HashSet<(usize, String)> = sources
+        let source_stripped: ContentSet<(usize, String)> = sources
             .iter()
             .flat_map(|i| stripped_keys(source_path(i)))
             .collect();
-        let stripped_lengths: HashSet<(usize, usize)> = source_stripped
+        let stripped_lengths: ContentSet<(usize, usize)> = source_stripped
             .iter()
             .map(|(depth, name)| (*depth, name.len()))
             .collect();
-        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
-        let mut by_stripped: HashMap<(usize, String), Vec<usize>> = HashMap::new();
-        let mut by_stem: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+        let mut by_name: ContentMap<&str, Vec<usize>> = ContentMap::default();
+        let mut by_stripped: ContentMap<(usize, String), Vec<usize>> = ContentMap::default();
+        let mut by_stem: ContentMap<(&str, &str), Vec<usize>> = ContentMap::default();
         for (i, a) in artifacts.iter().enumerate() {
             if !eligible(a.role) {
                 continue;
@@ -170,10 +172,12 @@ impl<'a> Counterparts<'a> {
                     .or_default()
                     .push(i);
             }
+            let ext = extension(&a.path);
+            if !wanted_extensions.contains(ext) {
+                continue;
+            }
             let d = depth(&a.path);
-            if wanted.contains(&(d, extension(&a.path)))
-                && may_strip_to(&a.path, d, &stripped_lengths)
-            {
+            if wanted.contains(&(d, ext)) && may_strip_to(&a.path, d, &stripped_lengths) {
                 for key in stripped_keys(&a.path) {
                     if source_stripped.contains(&key) {
                         by_stripped.entry(key).or_default().push(i);
@@ -189,8 +193,8 @@ impl<'a> Counterparts<'a> {
             .chain(by_stripped.values())
             .flatten()
             .chain(sources);
-        let mut more_names: HashSet<&str> = HashSet::new();
-        let mut dirs: HashSet<&str> = HashSet::new();
+        let mut more_names: ContentSet<&str> = ContentSet::default();
+        let mut dirs: ContentSet<&str> = ContentSet::default();
         for &j in found {
             let path = artifacts[j].path.as_str();
             if !by_name.contains_key(file_name(path)) {
@@ -198,7 +202,7 @@ impl<'a> Counterparts<'a> {
             }
             dirs.insert(parent_dir(path));
         }
-        let mut by_dir: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut by_dir: ContentMap<&str, Vec<&str>> = ContentMap::default();
         for (i, a) in artifacts.iter().enumerate() {
             if !eligible(a.role) {
                 continue;
@@ -313,7 +317,7 @@ impl<'a> Counterparts<'a> {
 /// out of it can have a length in `lengths` (`(depth, length)` pairs): taking out a
 /// directory's name shortens the name by that many bytes (lowercasing keeps the
 /// length). A cheap test before [`stripped_keys`] allocates.
-fn may_strip_to(path: &str, depth: usize, lengths: &HashSet<(usize, usize)>) -> bool {
+fn may_strip_to(path: &str, depth: usize, lengths: &ContentSet<(usize, usize)>) -> bool {
     let (dirs, name) = match path.rfind('/') {
         Some(k) => (&path[..k], &path[k + 1..]),
         None => return false,
@@ -327,7 +331,8 @@ fn may_strip_to(path: &str, depth: usize, lengths: &HashSet<(usize, usize)>) -> 
 
 /// The part of a path's file name after its last dot (the whole name without one).
 fn extension(path: &str) -> &str {
-    file_name(path).rsplit('.').next().unwrap_or_default()
+    let name = file_name(path);
+    memchr::memrchr(b'.', name.as_bytes()).map_or(name, |i| &name[i + 1..])
 }
 
 /// The part of a file name before its first dot, when there is one and it is not
@@ -494,10 +499,10 @@ mod tests {
     fn full_index<'a>(artifacts: &'a [ArtifactInfo]) -> Counterparts<'a> {
         let mut c = Counterparts {
             artifacts,
-            by_name: HashMap::new(),
-            by_stripped: HashMap::new(),
-            by_stem: HashMap::new(),
-            by_dir: HashMap::new(),
+            by_name: ContentMap::default(),
+            by_stripped: ContentMap::default(),
+            by_stem: ContentMap::default(),
+            by_dir: ContentMap::default(),
         };
         for (i, a) in artifacts.iter().enumerate() {
             if !eligible(a.role) {

@@ -252,7 +252,14 @@ impl RepoIndex {
 
 /// The directory part of a path (`""` at the root).
 pub fn parent_dir(path: &str) -> &str {
-    path.rfind('/').map_or("", |i| &path[..i])
+    last_slash(path).map_or("", |i| &path[..i])
+}
+
+/// The byte offset of the last `/` of `path`. `memrchr` directly: the per-file passes
+/// split a million paths a query, and `str::rfind`'s searcher costs several times
+/// more on short strings (`/` is ASCII, so no UTF-8 sequence holds its byte).
+fn last_slash(path: &str) -> Option<usize> {
+    memchr::memrchr(b'/', path.as_bytes())
 }
 
 /// Paths grouped by their directory ([`parent_dir`]): each group's directory and
@@ -306,7 +313,7 @@ pub fn is_in_dir(path: &str, dir: &str) -> bool {
 
 /// The file-name part of a path.
 pub fn file_name(path: &str) -> &str {
-    path.rfind('/').map_or(path, |i| &path[i + 1..])
+    last_slash(path).map_or(path, |i| &path[i + 1..])
 }
 
 /// Joins a directory and a relative path.

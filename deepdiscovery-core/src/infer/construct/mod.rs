@@ -125,6 +125,8 @@ pub(super) fn run(
         millis,
     })
     .collect();
+    // Location's ranking of every file is freed off the query's path.
+    crate::sync::drop_later(location);
     Ok((package, rows))
 }
 

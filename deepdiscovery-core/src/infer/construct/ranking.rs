@@ -2,6 +2,7 @@
 //! the package's ranked list.
 
 use super::*;
+use crate::hashing::ContentSet;
 
 /// Cluster, filter and re-rank (paper §III.D, last step): a file's final score is its
 /// weight raised by the links that support it from the rest of the context; weak
@@ -175,12 +176,12 @@ pub(super) fn ranked_files(
     location: &Location,
     normalized: &HashMap<String, f32>,
 ) -> Vec<RankedFile> {
-    let chosen: HashSet<&str> = ordered
+    let chosen: ContentSet<&str> = ordered
         .iter()
         .chain(weak)
         .map(|(s, _)| s.path.as_str())
         .collect();
-    let included: HashSet<&str> = package.file_paths().into_iter().collect();
+    let included: ContentSet<&str> = package.file_paths().into_iter().collect();
     let mut out: Vec<RankedFile> = ordered
         .iter()
         .chain(weak)
