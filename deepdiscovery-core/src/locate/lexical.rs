@@ -606,7 +606,8 @@ pub(super) fn count_path(
 
 /// A path's directory and file name (`""` and the path at the top).
 fn split_path(path: &str) -> (&str, &str) {
-    match path.rfind('/') {
+    // memrchr, not `str::rfind`: see `resolve::parent_dir`.
+    match memchr::memrchr(b'/', path.as_bytes()) {
         Some(i) => (&path[..i], &path[i + 1..]),
         None => ("", path),
     }

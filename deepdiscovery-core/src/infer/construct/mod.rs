@@ -125,8 +125,6 @@ pub(super) fn run(
         millis,
     })
     .collect();
-    // Location's ranking of every file is freed off the query's path.
-    crate::sync::drop_later(location);
     Ok((package, rows))
 }
 

@@ -624,7 +624,7 @@ fn answer(
         })
         .filter(|(_, w)| *w != super::BeyondWords::default())
         .collect();
-    let location = Location {
+    Location {
         anchors,
         ranked,
         environment: reading.environment,
@@ -665,11 +665,7 @@ fn answer(
             files_parsed: narrowed.facts.len(),
             millis,
         },
-    };
-    // The per-file results of the pass and of the evidence, a million small
-    // allocations at a million files, are freed off the query's path.
-    crate::sync::drop_later((lexical.view, board));
-    location
+    }
 }
 
 /// The definitions of the files of `facts` as documents ([`definitions::documents`]),
