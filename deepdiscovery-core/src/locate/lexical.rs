@@ -23,6 +23,7 @@ use crate::hashing::word_hash_bytes;
 pub use crate::hashing::{WordMap, word_hash};
 
 use super::index_codec::IndexView;
+use super::path_words::PathWords;
 use super::tokens::{Token, is_identifier, tokenize_into, tokenize_word, word_runs};
 pub(crate) use super::tokens::{tokenize, words};
 
@@ -493,6 +494,38 @@ impl<'q> Scanner<'q> {
         out
     }
 
+    /// [`Scanner::scan_paths`] of the paths whose words `words` holds (tokenized
+    /// once per listing): each stem's words counted, each directory run's once.
+    pub(crate) fn scan_path_words(&self, words: &PathWords) -> Vec<Arc<FileStats>> {
+        let filter = TermFilter::new(self.term_index.keys());
+        let d = Field::Dir as usize;
+        let mut last_run: Option<(u32, FileStats)> = None;
+        let mut out = Vec::with_capacity(words.len());
+        for i in 0..words.len() {
+            let mut stats = FileStats::default();
+            for word in words.stem(i) {
+                count_token(Field::Name, word, &filter, &self.term_index, &mut stats);
+            }
+            let run = words.run_of(i);
+            let dir_stats = match &last_run {
+                Some((seen, counted)) if *seen == run => counted,
+                _ => {
+                    let mut counted = FileStats::default();
+                    for word in words.dir(run) {
+                        count_token(Field::Dir, word, &filter, &self.term_index, &mut counted);
+                    }
+                    &last_run.insert((run, counted)).1
+                }
+            };
+            stats.lengths[d] += dir_stats.lengths[d];
+            for (t, counts) in dir_stats.counts.iter() {
+                stats.counts.entry(t as u32)[d] = counts[d];
+            }
+            out.push(Arc::new(stats));
+        }
+        out
+    }
+
     /// What the pass keeps of one file (`text` empty: the path alone).
     pub fn scan_file(&self, path: &str, text: &str) -> FileStats {
         scan_one(
@@ -605,7 +638,7 @@ pub(super) fn count_path(
 }
 
 /// A path's directory and file name (`""` and the path at the top).
-fn split_path(path: &str) -> (&str, &str) {
+pub(super) fn split_path(path: &str) -> (&str, &str) {
     // memrchr, not `str::rfind`: see `resolve::parent_dir`.
     match memchr::memrchr(b'/', path.as_bytes()) {
         Some(i) => (&path[..i], &path[i + 1..]),
@@ -1189,7 +1222,9 @@ mod tests {
             let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
             let alone: Vec<Arc<FileStats>> =
                 paths.iter().map(|p| Arc::new(scanner.scan_file(p, ""))).collect();
-            proptest::prop_assert_eq!(scanner.scan_paths(&paths), alone);
+            proptest::prop_assert_eq!(scanner.scan_paths(&paths), alone.clone());
+            let words = PathWords::of(&paths).expect("small");
+            proptest::prop_assert_eq!(scanner.scan_path_words(&words), alone);
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod history;
 mod index_codec;
 pub(crate) mod lexical;
 mod past_changes;
+mod path_words;
 mod ranker;
 mod report;
 mod score;

@@ -3,6 +3,7 @@
 //! a named symbol, and to files whose stem the task writes.
 
 use super::*;
+use crate::hashing::ContentSet;
 use crate::locate::tokens::Token;
 use crate::resolve::{DirGroups, is_in_dir};
 use std::collections::{BTreeSet, HashSet};
@@ -327,7 +328,7 @@ pub(super) fn stems_in_task(
             || w.bytes().any(|b| b.is_ascii_digit())
             || w.bytes().skip(1).any(|b| b.is_ascii_uppercase())
     };
-    let mut written: std::collections::HashSet<String> = lexical::words(text)
+    let mut written: ContentSet<String> = lexical::words(text)
         .filter(|w| w.len() >= 5 && code_like(w))
         .map(|w| w.to_ascii_lowercase())
         .collect();
@@ -341,12 +342,22 @@ pub(super) fn stems_in_task(
             }
         }
     }
+    // Only stems of a written word's length are lowercased (into one buffer) and
+    // looked up: this runs for every file of the listing.
+    let lengths: BTreeSet<usize> = written.iter().map(String::len).collect();
     let mut by_stem: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    let mut lower = String::new();
     for (i, a) in artifacts.iter().enumerate() {
         let name = file_name(&a.path);
-        let stem = name.split('.').next().unwrap_or(name).to_ascii_lowercase();
-        if written.contains(&stem) {
-            by_stem.entry(stem).or_default().push(i);
+        let stem = name.split('.').next().unwrap_or(name);
+        if !lengths.contains(&stem.len()) {
+            continue;
+        }
+        lower.clear();
+        lower.push_str(stem);
+        lower.make_ascii_lowercase();
+        if written.contains(&lower) {
+            by_stem.entry(lower.clone()).or_default().push(i);
         }
     }
     let mut matched = std::collections::HashSet::new();
@@ -416,5 +427,40 @@ mod tests {
             "{first:?}"
         );
         assert_eq!(signals(), first, "the kept index answers alike");
+    }
+
+    /// Files whose stem the task writes as code (an underscore, a digit or an inner
+    /// capital, five letters or more) are named, whatever the stem's case; a stem of
+    /// several files shares the strength.
+    #[test]
+    fn stems_written_as_code_in_the_task_name_their_files() {
+        let artifacts: Vec<ArtifactInfo> = [
+            "a/parse_header.c",
+            "b/parse_header.h",
+            "lib/Util_Core.rs",
+            "lib/util.py",
+            "lib/utilcore.py",
+        ]
+        .iter()
+        .map(|path| ArtifactInfo {
+            path: path.to_string(),
+            size: 1,
+            language: crate::artifact::Language::Unknown,
+            role: Role::Source,
+            facts: None,
+        })
+        .collect();
+        let mut evidence = vec![Vec::new(); artifacts.len()];
+        let text = "parse_header in util_core fails on util headers";
+        let named = stems_in_task(&artifacts, text, &[], &mut evidence);
+        assert_eq!(named, HashSet::from([0, 1, 2]));
+        let strengths: Vec<Vec<f32>> = (evidence.iter())
+            .map(|e| e.iter().map(|s| s.strength).collect())
+            .collect();
+        let shared = 0.8 / 2f32.sqrt();
+        assert_eq!(
+            strengths,
+            [vec![shared], vec![shared], vec![0.8], vec![], vec![]]
+        );
     }
 }

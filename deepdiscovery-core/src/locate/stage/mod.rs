@@ -19,6 +19,7 @@ use super::history;
 use super::index_codec::IndexView;
 use super::lexical::{self, LexicalView, Query};
 use super::past_changes;
+use super::path_words::PathWords;
 use super::ranker;
 use super::report;
 use super::score;

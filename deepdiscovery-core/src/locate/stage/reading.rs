@@ -44,6 +44,9 @@ impl<'a> Files<'a> {
     }
 }
 
+/// What the path-only pass keeps per listing ([`PathWords`]).
+const PATH_WORDS: &str = "the words of every path";
+
 /// What [`Files::groups`] keeps per listing.
 const DIR_GROUPS: &str = "files by directory";
 
@@ -153,7 +156,13 @@ pub(super) fn lexical_terms(
 ) -> Lexical {
     let query = &reading.query;
     let scanner = lexical::Scanner::new(query);
-    let (stats, by_path_alone) = lexical_pass(session, query, &scanner, &files.paths, config);
+    let (stats, by_path_alone) = lexical_pass(
+        session,
+        query,
+        &scanner,
+        (&files.paths, files.version),
+        config,
+    );
     let view = lexical::aggregate(query, stats);
     let words: crate::hashing::ContentMap<String, Arc<[u32]>> = (files.paths.iter())
         .zip(&view.files)
@@ -226,7 +235,7 @@ pub(super) fn lexical_pass(
     session: &Session,
     query: &Query,
     scanner: &lexical::Scanner<'_>,
-    paths: &[&str],
+    (paths, version): (&[&str], u64),
     config: &LocateConfig,
 ) -> (Vec<Arc<lexical::FileStats>>, usize) {
     // A file's query-independent index is kept between queries as a table of ids
@@ -298,7 +307,12 @@ pub(super) fn lexical_pass(
         store.arm();
         return (stats, 0);
     }
-    let mut stats: Vec<Arc<lexical::FileStats>> = scanner.scan_paths(paths);
+    // The paths' words are the listing's: tokenized once while it stands.
+    let words = session.per_listing(PATH_WORDS, version, |_| PathWords::of(paths).map(Arc::new));
+    let mut stats: Vec<Arc<lexical::FileStats>> = match words {
+        Some(words) => scanner.scan_path_words(&words),
+        None => scanner.scan_paths(paths),
+    };
     let by_path = lexical::aggregate(query, stats.clone());
     let mut order: Vec<usize> = (0..paths.len()).collect();
     let score: Vec<f32> = (0..paths.len())
