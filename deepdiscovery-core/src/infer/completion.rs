@@ -27,7 +27,7 @@ use std::sync::OnceLock;
 use super::changeset::{Coupling, couplings};
 use crate::artifact::Role;
 use crate::graph::{Relation, RelationFamily, RepoGraph};
-use crate::hashing::PathIndex;
+use crate::hashing::{ContentSet, PathIndex};
 use crate::locate::features::FeatureTable;
 use crate::locate::{Location, Scorer};
 use crate::resolve::{file_name, parent_dir};
@@ -171,10 +171,22 @@ pub(super) fn candidates(inputs: &Inputs) -> Vec<Candidate> {
     if location.scorer != Scorer::Learned || inputs.context.is_empty() {
         return Vec::new();
     }
-    let context = Context::new(inputs);
-    pool(inputs, &context.coupled)
-        .iter()
+    let mut context = Context::new(inputs);
+    let pool = pool(inputs, &context.coupled);
+    context.rank_of = ranks_of(location, pool.iter().map(String::as_str));
+    pool.iter()
         .filter_map(|path| context.candidate(path))
+        .collect()
+}
+
+/// The ranks of `paths` in Location's ranking (absent: not ranked), by one pass
+/// over the ranking that looks each ranked path up among the few wanted: the
+/// ranking holds every file, a million in a monorepo, to index in full.
+fn ranks_of<'a, 'p>(location: &'a Location, paths: impl Iterator<Item = &'p str>) -> PathIndex<'a> {
+    let wanted: ContentSet<&str> = paths.collect();
+    (location.ranked.iter().enumerate())
+        .filter(|(_, r)| wanted.contains(r.path.as_str()))
+        .map(|(k, r)| (r.path.as_str(), k))
         .collect()
 }
 
@@ -202,21 +214,19 @@ struct Context<'a> {
     /// How many of the task's terms only other candidates match.
     uncovered: f32,
     cued: HashSet<&'a str>,
+    /// The ranks of the pool's files in Location's ranking ([`ranks_of`]).
     rank_of: PathIndex<'a>,
 }
 
 impl<'a> Context<'a> {
     fn new(inputs: &'a Inputs<'a>) -> Self {
         let location = inputs.location;
-        let rank_of: PathIndex<'a> = (location.ranked.iter())
-            .enumerate()
-            .map(|(k, r)| (r.path.as_str(), k))
-            .collect();
+        let ranked = ranks_of(location, location.probability.keys().map(String::as_str));
         // The ranked files' probabilities, best first: those the learned scorer gave
         // (every other file's is 0, which neither the two best nor the strong count
         // can tell from an absent one).
         let mut by_rank: Vec<f32> = (location.probability.iter())
-            .filter(|(path, _)| rank_of.contains_key(path.as_str()))
+            .filter(|(path, _)| ranked.contains_key(path.as_str()))
             .map(|(_, p)| *p)
             .collect();
         by_rank.sort_by(|a, b| b.total_cmp(a));
@@ -276,7 +286,8 @@ impl<'a> Context<'a> {
                 .iter()
                 .flat_map(|c| c.files.iter().map(String::as_str))
                 .collect(),
-            rank_of,
+            // Set by `candidates` for its pool.
+            rank_of: PathIndex::default(),
         }
     }
 
