@@ -85,11 +85,7 @@ pub(crate) fn build_grouped<G: std::ops::Deref<Target = DirGroups>>(
             .collect();
         render(Granularity::FileCards, cards, budget_tokens)
     } else {
-        render(
-            Granularity::ModuleCards,
-            module_cards(artifacts, &groups(), scores, facts),
-            budget_tokens,
-        )
+        module_view(artifacts, &groups(), scores, facts, budget_tokens)
     }
 }
 
@@ -124,65 +120,113 @@ fn file_card(a: &ArtifactInfo, facts: Option<&Arc<Facts>>) -> String {
     card
 }
 
-/// One card per directory holding files, ordered by the best score in it.
-fn module_cards(
+/// The cheapest module card: `./ (1 files)` and its line break.
+const MIN_MODULE_CARD_TOKENS: usize = 4;
+
+/// The view of one card per directory holding files, as [`render`] of every
+/// directory's card would give it, building only the cards it may keep: cards are
+/// taken best first, and once the budget has no room for the cheapest card the
+/// rest are only counted (a million files have tens of thousands of directories,
+/// the budget a few hundred cards). A card's text starts with its directory and
+/// `/ (`, so those order equal scores as the texts do, unless a directory's name
+/// holds ` (` (then every card is built).
+fn module_view(
     artifacts: &[ArtifactInfo],
     groups: &DirGroups,
     scores: &[f32],
     facts: &BTreeMap<&str, Arc<Facts>>,
-) -> Vec<(f32, String)> {
-    let mut dirs: Vec<(&str, &Vec<usize>)> = (groups.dirs.iter().map(String::as_str))
-        .zip(&groups.members)
-        .collect();
-    dirs.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    dirs.into_iter()
-        .map(|(dir, members)| {
-            let mut members = members.clone();
-            // A stable sort by score leaves equals in the artifacts' order.
-            members.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
-            let best = members.first().map(|&i| scores[i]).unwrap_or(0.0);
-            let mut languages: BTreeMap<Language, usize> = BTreeMap::new();
-            for &i in &members {
-                if artifacts[i].language.is_code() {
-                    *languages.entry(artifacts[i].language).or_default() += 1;
-                }
-            }
-            let langs: Vec<String> = languages.keys().map(|l| l.to_string()).collect();
-            let shown = if dir.is_empty() { "." } else { dir };
-            let mut card = format!("{shown}/ ({} files", members.len());
-            if !langs.is_empty() {
-                card.push_str("; ");
-                card.push_str(&langs.join(", "));
-            }
-            card.push(')');
-            let reps: Vec<String> = members
-                .iter()
-                .take(FILES_PER_MODULE)
-                .filter(|&&i| scores[i] > 0.0)
-                .map(|&i| {
-                    let a = &artifacts[i];
-                    let name = a.path.rsplit('/').next().unwrap_or(&a.path);
-                    match facts.get(a.path.as_str()) {
-                        Some(f) if !f.definitions.is_empty() => {
-                            let defs: Vec<&str> = f
-                                .definitions
-                                .iter()
-                                .map(|d| d.name.as_str())
-                                .take(3)
-                                .collect();
-                            format!("{name} ({})", defs.join(", "))
-                        }
-                        _ => name.to_string(),
-                    }
-                })
-                .collect();
-            if !reps.is_empty() {
-                card.push_str(" e.g. ");
-                card.push_str(&reps.join("; "));
-            }
-            (best, card)
+    budget: usize,
+) -> RepoView {
+    let shown = |dir: &str| if dir.is_empty() { "." } else { dir }.to_string();
+    if groups.dirs.iter().any(|dir| dir.contains(" (")) {
+        let cards = (groups.dirs.iter())
+            .zip(&groups.members)
+            .map(|(dir, members)| module_card(artifacts, dir, members, scores, facts))
+            .collect();
+        return render(Granularity::ModuleCards, cards, budget);
+    }
+    let best = |members: &[usize]| {
+        (members.iter().map(|&i| scores[i])).fold(f32::NEG_INFINITY, |a, b| match a.total_cmp(&b) {
+            std::cmp::Ordering::Less => b,
+            _ => a,
         })
-        .collect()
+    };
+    let mut order: Vec<(f32, String, usize)> = (groups.dirs.iter().zip(&groups.members))
+        .enumerate()
+        .map(|(g, (dir, members))| (best(members), shown(dir) + "/ (", g))
+        .collect();
+    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut kept: Vec<String> = Vec::new();
+    let mut tokens = 0;
+    for (_, _, g) in order {
+        if tokens + MIN_MODULE_CARD_TOKENS > budget {
+            break;
+        }
+        let (dir, members) = (&groups.dirs[g], &groups.members[g]);
+        let (_, card) = module_card(artifacts, dir, members, scores, facts);
+        let cost = estimate_tokens(&card) + 1;
+        debug_assert!(cost >= MIN_MODULE_CARD_TOKENS);
+        if tokens + cost > budget {
+            continue;
+        }
+        tokens += cost;
+        kept.push(card);
+    }
+    finish(Granularity::ModuleCards, kept, groups.dirs.len(), budget)
+}
+
+/// The card of the directory `dir` with files `members`, and the best score in it.
+fn module_card(
+    artifacts: &[ArtifactInfo],
+    dir: &str,
+    members: &[usize],
+    scores: &[f32],
+    facts: &BTreeMap<&str, Arc<Facts>>,
+) -> (f32, String) {
+    let mut members = members.to_vec();
+    // A stable sort by score leaves equals in the artifacts' order.
+    members.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    let best = members.first().map(|&i| scores[i]).unwrap_or(0.0);
+    let mut languages: BTreeMap<Language, usize> = BTreeMap::new();
+    for &i in &members {
+        if artifacts[i].language.is_code() {
+            *languages.entry(artifacts[i].language).or_default() += 1;
+        }
+    }
+    let langs: Vec<String> = languages.keys().map(|l| l.to_string()).collect();
+    let shown = if dir.is_empty() { "." } else { dir };
+    let mut card = format!("{shown}/ ({} files", members.len());
+    if !langs.is_empty() {
+        card.push_str("; ");
+        card.push_str(&langs.join(", "));
+    }
+    card.push(')');
+    let reps: Vec<String> = members
+        .iter()
+        .take(FILES_PER_MODULE)
+        .filter(|&&i| scores[i] > 0.0)
+        .map(|&i| {
+            let a = &artifacts[i];
+            let name = a.path.rsplit('/').next().unwrap_or(&a.path);
+            match facts.get(a.path.as_str()) {
+                Some(f) if !f.definitions.is_empty() => {
+                    let defs: Vec<&str> = f
+                        .definitions
+                        .iter()
+                        .map(|d| d.name.as_str())
+                        .take(3)
+                        .collect();
+                    format!("{name} ({})", defs.join(", "))
+                }
+                _ => name.to_string(),
+            }
+        })
+        .collect();
+    if !reps.is_empty() {
+        card.push_str(" e.g. ");
+        card.push_str(&reps.join("; "));
+    }
+    (best, card)
 }
 
 /// Keeps the best cards that fit the budget, then prints them in path order.
@@ -199,6 +243,17 @@ fn render(granularity: Granularity, mut cards: Vec<(f32, String)>, budget: usize
         tokens += cost;
         kept.push(card);
     }
+    finish(granularity, kept, total, budget)
+}
+
+/// The view of the `kept` cards of `total`, in path order, with a note of how many
+/// were left out when it fits.
+fn finish(
+    granularity: Granularity,
+    mut kept: Vec<String>,
+    total: usize,
+    budget: usize,
+) -> RepoView {
     kept.sort();
     let omitted = total - kept.len();
     let mut text = kept.join("\n");
@@ -267,6 +322,37 @@ mod tests {
                 view.text,
                 build(&files, &scores, &BTreeMap::new(), budget).text
             );
+        }
+    }
+
+    proptest::proptest! {
+        /// The module view builds only the cards it may keep, and gives what
+        /// rendering every directory's card gives: ties of score ordered by the
+        /// cards' texts (directories holding ` (` included: `a/ (-e` sorts before
+        /// `a/`'s card, though `a/ (` is a prefix of its own), any budget.
+        #[test]
+        fn the_module_view_is_every_cards_render(
+            mut paths in proptest::collection::vec(
+                "(a|a-b|a \\(b|ab|b|f|g)(/(c|c \\(d| \\(-e|cd|e|h)){0,2}/[a-z]{1,2}\\.(py|md|md)",
+                1..60,
+            ),
+            levels in proptest::collection::vec(0u8..3, 60),
+            budget in 0usize..160,
+        ) {
+            paths.sort();
+            paths.dedup();
+            let files: Vec<ArtifactInfo> = paths.iter().map(|p| info(p)).collect();
+            let scores: Vec<f32> = (0..files.len()).map(|i| f32::from(levels[i]) / 4.0).collect();
+            let groups = DirGroups::of(files.iter().map(|a| a.path.as_str()));
+            let facts = BTreeMap::new();
+            let cards = (groups.dirs.iter())
+                .zip(&groups.members)
+                .map(|(dir, members)| module_card(&files, dir, members, &scores, &facts))
+                .collect();
+            let expected = render(Granularity::ModuleCards, cards, budget);
+            let view = module_view(&files, &groups, &scores, &facts, budget);
+            proptest::prop_assert_eq!(view.text, expected.text);
+            proptest::prop_assert_eq!(view.omitted, expected.omitted);
         }
     }
 }
