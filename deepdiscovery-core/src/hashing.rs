@@ -76,6 +76,58 @@ pub(crate) type ContentSet<K> =
 /// the standard hasher over the million paths of a large listing.
 pub(crate) type PathIndex<'a> = ContentMap<&'a str, usize>;
 
+/// Finds a listing's files by path: a [`PathIndex`], or a [`ListingIndex`] read
+/// with its listing.
+pub(crate) trait IndexOf {
+    /// The index of `path` in the listing, if it is listed.
+    fn index_of(&self, path: &str) -> Option<usize>;
+}
+
+impl IndexOf for PathIndex<'_> {
+    fn index_of(&self, path: &str) -> Option<usize> {
+        self.get(path).copied()
+    }
+}
+
+/// A listing's paths to their index, kept with the listing: a table of indexes
+/// hashed by the paths they stand for, compared with the listing's own paths on
+/// lookup. No second copy of a million paths, and nothing to rebuild per query
+/// while the listing stands. Keyed ([`KeyedWordHasher`]) as [`PathIndex`] is.
+#[derive(Debug, Default)]
+pub(crate) struct ListingIndex {
+    table: hashbrown::HashTable<usize>,
+}
+
+impl ListingIndex {
+    /// The index of the `count` paths `path_of` gives (`path_of(i)`: the `i`-th); of
+    /// a path listed twice, the last.
+    pub(crate) fn of<'p>(count: usize, path_of: impl Fn(usize) -> &'p str) -> ListingIndex {
+        let mut table = hashbrown::HashTable::with_capacity(count);
+        for i in 0..count {
+            let path = path_of(i);
+            let hash = path_hash(path);
+            match table.find_mut(hash, |&j| path_of(j) == path) {
+                Some(j) => *j = i,
+                None => {
+                    table.insert_unique(hash, i, |&j| path_hash(path_of(j)));
+                }
+            }
+        }
+        ListingIndex { table }
+    }
+
+    /// The index of `path`, with `path_of` the paths the index was made of.
+    pub(crate) fn find<'p>(&self, path: &str, path_of: impl Fn(usize) -> &'p str) -> Option<usize> {
+        (self.table.find(path_hash(path), |&j| path_of(j) == path)).copied()
+    }
+}
+
+/// The keyed hash of a path, for [`ListingIndex`].
+fn path_hash(path: &str) -> u64 {
+    use std::hash::BuildHasher;
+    std::hash::BuildHasherDefault::<KeyedWordHasher>::default().hash_one(path)
+}
+
 /// The 32-bit hash of an identifier kept in the lexical pass's `FileStats::words`.
 pub fn word_hash(word: &str) -> u32 {
     word_hash_bytes(word.as_bytes())
@@ -88,4 +140,26 @@ pub(crate) fn word_hash_bytes(word: &[u8]) -> u32 {
     hasher.write(word);
     let h = hasher.finish();
     (h ^ (h >> 32)) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// A listing index finds what a map of the paths finds: every listed path
+        /// at its index (the last, for a path listed twice), no other.
+        #[test]
+        fn a_listing_index_finds_as_a_map_does(
+            paths in proptest::collection::vec("[ab/]{0,6}", 0..60),
+            asked in proptest::collection::vec("[ab/]{0,6}", 0..20),
+        ) {
+            let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+            let map: PathIndex<'_> = paths.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+            let index = ListingIndex::of(paths.len(), |i| paths[i]);
+            for path in paths.iter().copied().chain(asked.iter().map(String::as_str)) {
+                proptest::prop_assert_eq!(index.find(path, |i| paths[i]), map.index_of(path));
+            }
+        }
+    }
 }

@@ -41,10 +41,10 @@ pub(super) type CoChanges = HashMap<(u32, u32), f32>;
 pub(super) fn apply(
     history: &History,
     paths: &[&str],
-    by_path: &crate::hashing::PathIndex<'_>,
+    by_path: &impl crate::hashing::IndexOf,
     evidence: &mut [Vec<Signal>],
 ) -> CoChanges {
-    let (edges, signals) = analyze(history, paths, |p| by_path.get(p).map(|&i| i as u32));
+    let (edges, signals) = analyze(history, paths, |p| by_path.index_of(p).map(|i| i as u32));
     let strength: Vec<f32> = evidence.iter().map(|e| rule_term(e)).collect();
     let mut links = CoChanges::with_capacity(edges.len());
     for (from, to, data) in edges {

@@ -143,7 +143,7 @@ impl Messages {
 pub(super) fn apply(
     history: &History,
     query: &Query,
-    by_path: &crate::hashing::PathIndex<'_>,
+    by_path: &impl crate::hashing::IndexOf,
     evidence: &mut [Vec<Signal>],
 ) {
     if history.commits.is_empty() || query.terms.is_empty() {
@@ -177,7 +177,7 @@ pub(super) fn apply(
         let age = 1.0 / (1.0 + days / AGE_DAYS);
         let say = similarity[k] * age / (commit.paths.len() as f32).sqrt();
         for path in &commit.paths {
-            let Some(&i) = by_path.get(path.as_str()) else {
+            let Some(i) = by_path.index_of(path) else {
                 continue;
             };
             let say = say * rarity(path);

@@ -182,7 +182,7 @@ pub(super) fn cue_signals<'r>(
     resolved: &'r [ResolvedCue],
     query: &Query,
     view: &LexicalView,
-    by_path: &PathIndex<'_>,
+    by_path: &impl IndexOf,
     n: usize,
 ) -> (Vec<Vec<Signal>>, Vec<PackageCue<'r>>) {
     let mut evidence: Vec<Vec<Signal>> = vec![Vec::new(); n];
@@ -191,7 +191,7 @@ pub(super) fn cue_signals<'r>(
         let definers = defining_files(&r.cue, query, view, &r.files, by_path);
         let rarity = symbol_rarity(&r.cue, query, view);
         for f in &r.files {
-            let Some(&i) = by_path.get(f.as_str()) else {
+            let Some(i) = by_path.index_of(f) else {
                 continue;
             };
             // A symbol the task names is strong evidence where it is defined, weak

@@ -279,7 +279,7 @@ pub(super) fn defining_files(
     query: &Query,
     view: &LexicalView,
     files: &[String],
-    by_path: &PathIndex<'_>,
+    by_path: &impl IndexOf,
 ) -> Vec<usize> {
     let name = match cue.kind {
         CueKind::TestId => None,
@@ -294,7 +294,7 @@ pub(super) fn defining_files(
     let symbol = symbol as u32;
     let definers: Vec<usize> = files
         .iter()
-        .filter_map(|f| by_path.get(f.as_str()).copied())
+        .filter_map(|f| by_path.index_of(f))
         .filter(|&i| view.files[i].defines.contains(&symbol))
         .collect();
     // A bare name (`convert_to`, `cse()`) is the module-level function or class of that
@@ -399,7 +399,7 @@ mod tests {
         let source = MemorySource::from_files(paths.map(|p| (p, "x = 1\n"))).unwrap();
         let session = Session::new(source);
         let (artifacts, version) = session.listing().unwrap();
-        let files = Files::new(&artifacts, version);
+        let files = Files::new(&session, &artifacts, version);
         let query = Query::new("the invoice ledger is inv", Vec::new(), Vec::new());
         let named: HashSet<usize> = [3].into();
         let signals = || {

@@ -29,7 +29,7 @@ use super::view;
 use super::{LocateConfig, LocateCost, Location, Preset, ScoredFile, Scorer, Terms};
 use crate::Result;
 use crate::artifact::{Role, is_test_file_name};
-use crate::hashing::PathIndex;
+use crate::hashing::{IndexOf, ListingIndex};
 use crate::plugins::LlmCaller;
 use crate::resolve::{DirGroups, file_name, parent_dir};
 use crate::session::{ArtifactInfo, Session};
@@ -97,7 +97,7 @@ pub(crate) fn run(
     // The narrowing below parses the best candidates: their grammars compile
     // meanwhile.
     session.prepare_grammars();
-    let files = Files::new(&artifacts, version);
+    let files = Files::new(session, &artifacts, version);
     let reading = read_task(session, task, &files, config, llm);
     let lexical = lexical_terms(session, &reading, &files, config);
     let (evidence, co_changes) = rule_evidence(session, config, &files, &reading, &lexical);
@@ -306,7 +306,7 @@ fn read_candidates(
         })
         .collect();
     for (path, f) in &narrowed.facts {
-        let Some(&i) = files.by_path.get(path.as_str()) else {
+        let Some(i) = files.by_path.index_of(path) else {
             continue;
         };
         for def in &f.definitions {
@@ -336,7 +336,7 @@ fn read_candidates(
         .facts
         .iter()
         .zip(&documents)
-        .filter_map(|((path, _), docs)| Some((*files.by_path.get(path.as_str())?, docs.as_slice())))
+        .filter_map(|((path, _), docs)| Some((files.by_path.index_of(path)?, docs.as_slice())))
         .collect();
     let definitions = definitions::score(&scored, query, &title);
     for (&i, d) in &definitions {
@@ -506,7 +506,7 @@ fn learned_ranking(
     let facts_of: HashMap<usize, &crate::facts::Facts> = narrowed
         .facts
         .iter()
-        .filter_map(|(path, f)| Some((*files.by_path.get(path.as_str())?, f.as_ref())))
+        .filter_map(|(path, f)| Some((files.by_path.index_of(path)?, f.as_ref())))
         .collect();
     let inputs = features::Inputs {
         artifacts: files.artifacts,
@@ -609,7 +609,7 @@ fn answer(
         .iter()
         .take(super::MATCHED_FILES)
         .filter_map(|r| {
-            let i = *files.by_path.get(r.path.as_str())?;
+            let i = files.by_path.index_of(&r.path)?;
             Some((r.path.clone(), lexical.sem_terms[i].clone()))
         })
         .collect();

@@ -13,21 +13,32 @@ pub(super) struct Files<'a> {
     /// The listing's version ([`Session::listing`]).
     pub(super) version: u64,
     pub(super) paths: Vec<&'a str>,
-    pub(super) by_path: PathIndex<'a>,
+    pub(super) by_path: ByPath<'a>,
+}
+
+/// The index of a listing's files by path, kept per listing, read with it.
+pub(super) struct ByPath<'a> {
+    index: Arc<ListingIndex>,
+    artifacts: &'a [ArtifactInfo],
+}
+
+impl IndexOf for ByPath<'_> {
+    fn index_of(&self, path: &str) -> Option<usize> {
+        self.index.find(path, |i| &self.artifacts[i].path)
+    }
 }
 
 impl<'a> Files<'a> {
-    /// The listing of `artifacts`.
-    pub(super) fn new(artifacts: &'a [ArtifactInfo], version: u64) -> Self {
+    /// The listing of `artifacts`, `version` of the session's listing.
+    pub(super) fn new(session: &Session, artifacts: &'a [ArtifactInfo], version: u64) -> Self {
+        let index = session.per_listing(BY_PATH, version, |_| {
+            Arc::new(ListingIndex::of(artifacts.len(), |i| &artifacts[i].path))
+        });
         Files {
             artifacts,
             version,
             paths: artifacts.iter().map(|a| a.path.as_str()).collect(),
-            by_path: artifacts
-                .iter()
-                .enumerate()
-                .map(|(i, a)| (a.path.as_str(), i))
-                .collect(),
+            by_path: ByPath { index, artifacts },
         }
     }
 
@@ -43,6 +54,9 @@ impl<'a> Files<'a> {
         })
     }
 }
+
+/// What [`Files::new`] keeps per listing: the files by path.
+const BY_PATH: &str = "files by path";
 
 /// What the path-only pass keeps per listing ([`PathWords`]).
 const PATH_WORDS: &str = "the words of every path";
