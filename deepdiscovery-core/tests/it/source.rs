@@ -115,7 +115,22 @@ fn fs_source_never_follows_links_out_of_the_root_and_survives_loops() {
         "{:?}",
         listing.skipped
     );
-    // Reading through a link that leaves the root is refused too.
+    // Reading through a link that leaves the root is refused too, whether the link
+    // is the file or a directory on its way, absolute or relative; links that stay
+    // inside are read, absolute or relative.
+    symlink("src/real.py", root.join("near.py")).unwrap();
+    let relative_out = std::path::Path::new("..").join(outside.path().strip_prefix("/").unwrap());
+    let up = (0..root.components().count()).fold(std::path::PathBuf::new(), |p, _| p.join(".."));
+    symlink(
+        up.join(&relative_out).join("secret.py"),
+        root.join("src/up.py"),
+    )
+    .unwrap();
+    assert_eq!(source.read("alias.py").unwrap(), b"x = 1\n");
+    assert_eq!(source.read("near.py").unwrap(), b"x = 1\n");
+    assert_eq!(fs::read(root.join("src/up.py")).unwrap(), b"password = 1\n");
+    assert!(source.read("src/up.py").is_err());
+    assert!(source.read("leakdir/secret.py").is_err());
     assert!(source.read("leak.py").is_err());
     assert!(source.read("../etc/passwd").is_err());
     assert!(source.read("/etc/passwd").is_err());
