@@ -452,50 +452,10 @@ impl<'q> Scanner<'q> {
         stats
     }
 
-    /// [`Scanner::scan_file`] of each path with no text (the path alone), each
-    /// directory's tokens counted once for the files that sit side by side in it: the
-    /// ranking by path of a listing of a million files.
-    pub fn scan_paths(&self, paths: &[&str]) -> Vec<Arc<FileStats>> {
-        let filter = TermFilter::new(self.term_index.keys());
-        let mut token = Token::default();
-        let mut last_dir: Option<(&str, FileStats)> = None;
-        let mut out = Vec::with_capacity(paths.len());
-        for path in paths {
-            let (dir, name) = split_path(path);
-            let stem = name.split('.').next().unwrap_or(name);
-            let mut stats = FileStats::default();
-            tokenize_into(stem, &mut token, &mut |t| {
-                count_token(
-                    Field::Name,
-                    t.as_bytes(),
-                    &filter,
-                    &self.term_index,
-                    &mut stats,
-                );
-            });
-            let dir_stats = match &last_dir {
-                Some((seen, counted)) if *seen == dir => counted,
-                _ => {
-                    let mut counted = FileStats::default();
-                    tokenize_into(dir, &mut token, &mut |t| {
-                        let term_index = &self.term_index;
-                        count_token(Field::Dir, t.as_bytes(), &filter, term_index, &mut counted);
-                    });
-                    &last_dir.insert((dir, counted)).1
-                }
-            };
-            let d = Field::Dir as usize;
-            stats.lengths[d] += dir_stats.lengths[d];
-            for (t, counts) in dir_stats.counts.iter() {
-                stats.counts.entry(t as u32)[d] = counts[d];
-            }
-            out.push(Arc::new(stats));
-        }
-        out
-    }
-
-    /// [`Scanner::scan_paths`] of the paths whose words `words` holds (tokenized
-    /// once per listing): each stem's words counted, each directory run's once.
+    /// [`Scanner::scan_file`] of each path whose words `words` holds (tokenized once
+    /// per listing) with no text (the path alone), each directory run's words
+    /// counted once for its files: the ranking by path of a listing of a million
+    /// files.
     pub(crate) fn scan_path_words(&self, words: &PathWords) -> Vec<Arc<FileStats>> {
         let filter = TermFilter::new(self.term_index.keys());
         let d = Field::Dir as usize;
@@ -627,22 +587,13 @@ pub(super) fn count_path(
     term_index: &WordMap<&[u8], u32>,
     stats: &mut FileStats,
 ) {
-    let (dir, name) = split_path(path);
+    let (dir, name) = crate::resolve::split_path(path);
     let stem = name.split('.').next().unwrap_or(name);
     let mut token = Token::default();
     for (field, text) in [(Field::Name, stem), (Field::Dir, dir)] {
         tokenize_into(text, &mut token, &mut |t| {
             count_token(field, t.as_bytes(), filter, term_index, stats);
         });
-    }
-}
-
-/// A path's directory and file name (`""` and the path at the top).
-pub(super) fn split_path(path: &str) -> (&str, &str) {
-    // memrchr, not `str::rfind`: see `resolve::parent_dir`.
-    match memchr::memrchr(b'/', path.as_bytes()) {
-        Some(i) => (&path[..i], &path[i + 1..]),
-        None => ("", path),
     }
 }
 
@@ -1222,7 +1173,6 @@ mod tests {
             let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
             let alone: Vec<Arc<FileStats>> =
                 paths.iter().map(|p| Arc::new(scanner.scan_file(p, ""))).collect();
-            proptest::prop_assert_eq!(scanner.scan_paths(&paths), alone.clone());
             let words = PathWords::of(&paths).expect("small");
             proptest::prop_assert_eq!(scanner.scan_path_words(&words), alone);
         }

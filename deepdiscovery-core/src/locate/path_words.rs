@@ -6,8 +6,8 @@
 //! bytes a file. A directory's words are kept once for the files that sit side by
 //! side in it (a sorted listing's neighbours), as the pass counts them.
 
-use super::lexical::split_path;
 use super::tokens::{Token, tokenize_into};
+use crate::resolve::split_path;
 
 /// The normalized words of each path's stem (the file name before its first dot)
 /// and of its directory, in the order the tokenizer gives them.

@@ -137,7 +137,6 @@ fn module_view(
     facts: &BTreeMap<&str, Arc<Facts>>,
     budget: usize,
 ) -> RepoView {
-    let shown = |dir: &str| if dir.is_empty() { "." } else { dir }.to_string();
     if groups.dirs.iter().any(|dir| dir.contains(" (")) {
         let cards = (groups.dirs.iter())
             .zip(&groups.members)
@@ -153,7 +152,7 @@ fn module_view(
     };
     let mut order: Vec<(f32, String, usize)> = (groups.dirs.iter().zip(&groups.members))
         .enumerate()
-        .map(|(g, (dir, members))| (best(members), shown(dir) + "/ (", g))
+        .map(|(g, (dir, members))| (best(members), format!("{}/ (", shown(dir)), g))
         .collect();
     order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut kept: Vec<String> = Vec::new();
@@ -175,6 +174,11 @@ fn module_view(
     finish(Granularity::ModuleCards, kept, groups.dirs.len(), budget)
 }
 
+/// How a card names the directory `dir` (`.` for the root).
+fn shown(dir: &str) -> &str {
+    if dir.is_empty() { "." } else { dir }
+}
+
 /// The card of the directory `dir` with files `members`, and the best score in it.
 fn module_card(
     artifacts: &[ArtifactInfo],
@@ -194,8 +198,7 @@ fn module_card(
         }
     }
     let langs: Vec<String> = languages.keys().map(|l| l.to_string()).collect();
-    let shown = if dir.is_empty() { "." } else { dir };
-    let mut card = format!("{shown}/ ({} files", members.len());
+    let mut card = format!("{}/ ({} files", shown(dir), members.len());
     if !langs.is_empty() {
         card.push_str("; ");
         card.push_str(&langs.join(", "));

@@ -311,6 +311,12 @@ pub fn is_in_dir(path: &str, dir: &str) -> bool {
         || path.len() > dir.len() && path.starts_with(dir) && path.as_bytes()[dir.len()] == b'/'
 }
 
+/// A path's directory and file name (`""` and the path at the top), split at one
+/// search.
+pub fn split_path(path: &str) -> (&str, &str) {
+    last_slash(path).map_or(("", path), |i| (&path[..i], &path[i + 1..]))
+}
+
 /// The file-name part of a path.
 pub fn file_name(path: &str) -> &str {
     last_slash(path).map_or(path, |i| &path[i + 1..])

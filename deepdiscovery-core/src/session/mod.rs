@@ -732,11 +732,8 @@ fn snapshot(state: &mut State) -> (Arc<[ArtifactInfo]>, u64) {
     }
     let artifacts: Arc<[ArtifactInfo]> = (state.slots.values())
         .map(|slot| ArtifactInfo {
-            path: slot.entry.path.clone(),
-            size: slot.entry.size,
-            language: slot.language,
-            role: slot.role,
             facts: None,
+            ..info(slot)
         })
         .collect();
     state.snapshot = Some((version, Arc::clone(&artifacts)));

@@ -98,6 +98,20 @@ enum Known {
     Skipped(SkipReason),
 }
 
+impl Known {
+    /// The listing entry of the file at `path`, when it is listed.
+    fn entry(self, path: &str) -> Option<Entry> {
+        match self {
+            Known::Listed { size, stamp } => Some(Entry {
+                path: path.to_string(),
+                size,
+                stamp,
+            }),
+            Known::Skipped(_) => None,
+        }
+    }
+}
+
 /// The most changes a kept listing remembers for [`Kept::changes_since`]; older
 /// ones are forgotten (a consumer that far behind gets the whole listing).
 const MAX_LOGGED_CHANGES: usize = 1 << 16;
@@ -157,6 +171,11 @@ impl Kept {
     /// Records what a file is now.
     pub(super) fn set(&mut self, outcome: FileOutcome) {
         let (path, known) = outcome.into_known();
+        self.set_known(path, known);
+    }
+
+    /// Records what is known of the file at `path`, logging it if it changed.
+    fn set_known(&mut self, path: String, known: Known) {
         if self.files.get(&path) == Some(&known) {
             return;
         }
@@ -190,10 +209,7 @@ impl Kept {
             self.remove(&path);
         }
         for (path, known) in found {
-            self.set(match known {
-                Known::Listed { size, stamp } => FileOutcome::Listed(Entry { path, size, stamp }),
-                Known::Skipped(reason) => FileOutcome::Skipped(reason, path),
-            });
+            self.set_known(path, known);
         }
     }
 
@@ -243,13 +259,9 @@ impl Kept {
             ..ListingChanges::default()
         };
         for path in paths {
-            match self.files.get(path) {
-                Some(&Known::Listed { size, stamp }) => changes.changed.push(Entry {
-                    path: path.to_string(),
-                    size,
-                    stamp,
-                }),
-                _ => changes.removed.push(path.to_string()),
+            match self.files.get(path).and_then(|known| known.entry(path)) {
+                Some(entry) => changes.changed.push(entry),
+                None => changes.removed.push(path.to_string()),
             }
         }
         Some(changes)
@@ -269,14 +281,7 @@ impl Kept {
     /// The listing: as a full walk would give it.
     pub(super) fn listing(&self) -> Listing {
         let entries = (self.files.iter())
-            .filter_map(|(path, known)| match *known {
-                Known::Listed { size, stamp } => Some(Entry {
-                    path: path.clone(),
-                    size,
-                    stamp,
-                }),
-                Known::Skipped(_) => None,
-            })
+            .filter_map(|(path, known)| known.entry(path))
             .collect();
         Listing {
             entries,

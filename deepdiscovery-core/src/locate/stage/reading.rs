@@ -325,7 +325,10 @@ pub(super) fn lexical_pass(
     let words = session.per_listing(PATH_WORDS, version, |_| PathWords::of(paths).map(Arc::new));
     let mut stats: Vec<Arc<lexical::FileStats>> = match words {
         Some(words) => scanner.scan_path_words(&words),
-        None => scanner.scan_paths(paths),
+        // Words past 32-bit offsets (4 GiB of them): each path scanned alone.
+        None => (paths.iter())
+            .map(|path| Arc::new(scanner.scan_file(path, "")))
+            .collect(),
     };
     let by_path = lexical::aggregate(query, stats.clone());
     let mut order: Vec<usize> = (0..paths.len()).collect();
