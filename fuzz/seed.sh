@@ -8,7 +8,7 @@ fixtures=../tests/fixtures
 corpus=target/corpus
 mkdir -p "$corpus/config" "$corpus/code_facts" "$corpus/task" "$corpus/rule_specs" "$corpus/options_json" "$corpus/mcp" \
     "$corpus/cache_entry" "$corpus/cache_tables" "$corpus/eval_scores" "$corpus/watch_listing" "$corpus/lexical_pass" "$corpus/history_log" "$corpus/bridge_model" \
-    "$corpus/package_svg" "$corpus/task_file"
+    "$corpus/package_svg" "$corpus/task_file" "$corpus/path_words"
 # Cache payloads are JSON documents (facts) or binary indexes; the tables' payloads
 # are records; eval scores a JSON array of task scores.
 printf '{}' > "$corpus/cache_entry/seed-empty"
@@ -33,6 +33,9 @@ printf '{"files":3,"relations":[null,{"from":1}]}' > "$corpus/package_svg/seed-o
 printf '%s\n\n%s\n' '{"id":"a","repo":"o/r","base_commit":"c0ffee","task":"t","gold_files":["a.py"],"gold_new_files":["b.py"],"language":"python"}' \
     '{"id":7,"repo":"o/r","task":"u","gold_files":[],"gold_new_files":null,"extra":[1]}' > "$corpus/task_file/seed-good"
 printf '{"id":["x"],"repo":null,"task":3,"gold_files":"a.py"}\n' > "$corpus/task_file/seed-bad"
+# A task line, then paths: nested, at the root, dotted, camel and snake case.
+printf 'convert_rate fails in RateParser\nsrc/rates/convert_rate.py\nsrc/rates/RateParser.java\nREADME.md\n.eslintrc\nlib/a.b.c/x_y.go\n' \
+    > "$corpus/path_words/seed-paths"
 # Change scripts of the watched listing: (operation, argument) byte pairs.
 printf '\000\001\003\003\004\017\005\002\010\001\377\000\011\002\006\001' > "$corpus/watch_listing/seed-rounds"
 n=0

@@ -43,6 +43,8 @@ pub use cues::{Cue, CueKind, ResolvedCue};
 pub use definitions::check_documents;
 pub use environment::Environment;
 pub use features::{FEATURE_NAMES, FeatureTable};
+#[doc(hidden)]
+pub use path_words::check_path_words;
 pub(crate) use stage::cue_symbol;
 pub use task_type::TaskType;
 pub use view::{Granularity, RepoView};

@@ -102,6 +102,38 @@ impl PathWords {
     }
 }
 
+/// The fuzz targets' check of [`PathWords`] on any paths and task: each path's stem
+/// and directory words are the tokenizer's, and the path-only pass through them
+/// counts the task's terms as scanning each path alone does.
+#[doc(hidden)]
+pub fn check_path_words(paths: &[&str], task: &str) {
+    let Some(words) = PathWords::of(paths) else {
+        return;
+    };
+    assert_eq!(words.len(), paths.len());
+    let mut token = Token::default();
+    let tokens = |text: &str, token: &mut Token| {
+        let mut out: Vec<Vec<u8>> = Vec::new();
+        tokenize_into(text, token, &mut |t| out.push(t.as_bytes().to_vec()));
+        out
+    };
+    for (i, path) in paths.iter().enumerate() {
+        let (dir, name) = split_path(path);
+        let stem = name.split('.').next().unwrap_or(name);
+        let stem_words: Vec<Vec<u8>> = words.stem(i).map(<[u8]>::to_vec).collect();
+        assert_eq!(stem_words, tokens(stem, &mut token));
+        let dir_words: Vec<Vec<u8>> = words.dir(words.run_of(i)).map(<[u8]>::to_vec).collect();
+        assert_eq!(dir_words, tokens(dir, &mut token));
+    }
+    let symbols: Vec<String> = task.split_whitespace().map(str::to_string).collect();
+    let query = super::lexical::Query::new(task, symbols, Vec::new());
+    let scanner = super::lexical::Scanner::new(&query);
+    let alone: Vec<std::sync::Arc<super::lexical::FileStats>> = (paths.iter())
+        .map(|path| std::sync::Arc::new(scanner.scan_file(path, "")))
+        .collect();
+    assert_eq!(scanner.scan_path_words(&words), alone);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,5 +170,18 @@ mod tests {
         }
         // src/core, src/core/sub, src/core again, the root.
         assert_eq!(words.run_of, [0, 0, 1, 2, 3, 3]);
+    }
+
+    proptest::proptest! {
+        /// Any paths, any task: the words are the tokenizer's and the pass through
+        /// them is each path's own scan.
+        #[test]
+        fn any_paths_check(
+            paths in proptest::collection::vec("\\PC{0,10}(/\\PC{0,6}){0,3}", 0..30),
+            task in "\\PC{0,40}",
+        ) {
+            let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+            check_path_words(&paths, &task);
+        }
     }
 }
