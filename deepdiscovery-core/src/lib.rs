@@ -97,6 +97,7 @@ pub mod options;
 pub mod plugins;
 pub mod resolve;
 pub mod rules;
+pub mod semantic;
 mod session;
 pub mod source;
 mod sync;

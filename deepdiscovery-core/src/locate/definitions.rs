@@ -97,10 +97,26 @@ fn is_document(kind: DefKind) -> bool {
     )
 }
 
-/// The documents of one file: each definition's own lines (not those of the
-/// definitions nested in it) and the contiguous non-blank lines right above it, as
-/// token counts. A function of the file's content (its text and the facts of it).
-pub(crate) fn documents(text: &str, facts: &Facts) -> Vec<DefinitionTerms> {
+/// One definition's own text: what [`units`] gives per definition.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Unit {
+    /// The definition's index in the file's facts.
+    pub index: usize,
+    /// Its lines, with its doc comment and decorators.
+    pub span: Span,
+    /// Its own lines (not those of the definitions nested in it) and the contiguous
+    /// non-blank lines right above it, one `\n` after each, cut near
+    /// [`MAX_DOCUMENT_BYTES`].
+    pub text: String,
+}
+
+/// Each document definition of a file ([`is_document`]) with its own lines: the
+/// definitions nested in it keep theirs, and the contiguous non-blank lines right above
+/// it (doc comment, decorators, annotations) are its own. Ordered outer before inner,
+/// by start. A function of the file's content (its text and the facts of it): the
+/// definitions as BM25 documents ([`documents`]) and as the embedder's texts
+/// (`semantic::texts`) are both read from it.
+pub(crate) fn units(text: &str, facts: &Facts) -> Vec<Unit> {
     let lines: Vec<&str> = text.lines().take(MAX_LINES).collect();
     let n = lines.len() as u32;
     let mut defs: Vec<(usize, Span)> = facts
@@ -155,28 +171,24 @@ pub(crate) fn documents(text: &str, facts: &Facts) -> Vec<DefinitionTerms> {
         owner[line as usize] = open.last().map(|&d| d as u32);
     }
     // The lines right above a definition (doc comment, decorators, annotations) are
-    // its own when they are its encloser's (not a sibling's) and not blank.
+    // its own when they are its encloser's (not a sibling's), below the encloser's
+    // first line, and read as a comment or an annotation: a class's docstring right
+    // above its first method stays the class's.
     let mut starts: Vec<u32> = defs.iter().map(|d| d.1.start).collect();
     for (d, (_, span)) in defs.iter().enumerate() {
         let mut line = span.start;
         while line > 1
             && span.start - (line - 1) <= MAX_LEADING_LINES as u32
             && owner[line as usize - 1] == parent[d]
-            && !lines[line as usize - 2].trim().is_empty()
+            && parent[d].is_none_or(|p| defs[p as usize].1.start < line - 1)
+            && is_leading(lines[line as usize - 2])
         {
             line -= 1;
             owner[line as usize] = Some(d as u32);
         }
         starts[d] = line;
     }
-    let mut texts: Vec<String> = defs
-        .iter()
-        .map(|&(k, _)| {
-            let mut t = facts.definitions[k].name.clone();
-            t.push('\n');
-            t
-        })
-        .collect();
+    let mut texts: Vec<String> = vec![String::new(); defs.len()];
     for line in 1..=n as usize {
         if let Some(d) = owner[line] {
             let t = &mut texts[d as usize];
@@ -189,22 +201,49 @@ pub(crate) fn documents(text: &str, facts: &Facts) -> Vec<DefinitionTerms> {
     defs.iter()
         .zip(texts)
         .enumerate()
-        .map(|(d, ((k, span), text))| {
+        .map(|(d, (&(index, span), text))| Unit {
+            index,
+            span: Span {
+                start: starts[d],
+                end: span.end,
+            },
+            text,
+        })
+        .collect()
+}
+
+/// Whether a line above a definition reads as its doc comment or an annotation (it
+/// starts with a comment or annotation mark) rather than code of its own.
+fn is_leading(line: &str) -> bool {
+    let line = line.trim_start();
+    ["#", "//", "/*", "*", "@", "[", "--", ";", "%", "<!--"]
+        .iter()
+        .any(|mark| line.starts_with(mark))
+}
+
+/// The documents of one file: each of its [`units`], its name and own lines, as token
+/// counts. A function of the file's content (its text and the facts of it).
+pub(crate) fn documents(text: &str, facts: &Facts) -> Vec<DefinitionTerms> {
+    units(text, facts)
+        .into_iter()
+        .map(|unit| {
+            let name = &facts.definitions[unit.index].name;
             let mut counts: HashMap<u64, u16> = HashMap::new();
             let mut length = 0u32;
-            tokenize(crate::text::prefix(&text, MAX_DOCUMENT_BYTES), |t| {
+            let mut count = |t: String| {
                 length += 1;
                 let count = counts.entry(term_hash(&t)).or_default();
                 *count = count.saturating_add(1);
-            });
+            };
+            // The name, then the lines, cut as one text of MAX_DOCUMENT_BYTES was.
+            tokenize(name, &mut count);
+            let room = MAX_DOCUMENT_BYTES.saturating_sub(name.len() + 1);
+            tokenize(crate::text::prefix(&unit.text, room), &mut count);
             let mut terms: Vec<(u64, u16)> = counts.into_iter().collect();
             terms.sort_unstable();
             DefinitionTerms {
-                name: facts.definitions[*k].name.clone(),
-                span: Span {
-                    start: starts[d],
-                    end: span.end,
-                },
+                name: name.clone(),
+                span: unit.span,
                 length,
                 terms,
             }

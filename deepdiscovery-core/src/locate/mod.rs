@@ -10,7 +10,7 @@ mod assist;
 pub mod bridge;
 mod counterparts;
 pub mod cues;
-mod definitions;
+pub(crate) mod definitions;
 pub mod environment;
 mod evidence;
 pub mod features;

@@ -1,0 +1,124 @@
+//! What the embedder reads of a definition (DESIGN, "Pretrained semantics"): its
+//! qualified name, kind and file, then its own lines (doc comment, decorators,
+//! signature, docstring and the head of its body; the definitions nested in it read
+//! their own). The same text is embedded at query time and written for training
+//! (`examples/definition_texts.rs`, `benches/embedder_pairs.py`), so the model is
+//! tuned on exactly what it will see.
+
+use serde::Serialize;
+
+use crate::facts::{DefKind, Facts, Span};
+use crate::locate::definitions::units;
+
+/// A definition's text is cut to this many bytes (at a line's end where one fits):
+/// past it, the tokenizer's own cut (a few hundred tokens) drops it anyway.
+pub const MAX_TEXT_BYTES: usize = 2048;
+
+/// One definition with the text the embedder reads for it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DefinitionText {
+    /// What is defined.
+    pub kind: DefKind,
+    /// The defined name as written.
+    pub name: String,
+    /// The qualified name where the language gives one.
+    pub qualified: Option<String>,
+    /// Its lines, with its doc comment and decorators.
+    pub span: Span,
+    /// The text to embed: a header line, then its own lines.
+    pub text: String,
+}
+
+/// The texts of a file's definitions (those with a body worth reading: classes,
+/// functions, methods and their kin), outer before inner. A function of the path and
+/// the file's content.
+pub fn definition_texts(path: &str, text: &str, facts: &Facts) -> Vec<DefinitionText> {
+    units(text, facts)
+        .into_iter()
+        .map(|unit| {
+            let def = &facts.definitions[unit.index];
+            let shown = def.qualified.as_deref().unwrap_or(&def.name);
+            let mut out = format!("{shown} ({}) in {path}\n", kind_word(def.kind));
+            let room = MAX_TEXT_BYTES.saturating_sub(out.len());
+            out.push_str(head(&unit.text, room));
+            DefinitionText {
+                kind: def.kind,
+                name: def.name.clone(),
+                qualified: def.qualified.clone(),
+                span: unit.span,
+                text: out,
+            }
+        })
+        .collect()
+}
+
+/// The first lines of `text` within `max` bytes: whole lines where at least one fits,
+/// else the bytes that fit.
+fn head(text: &str, max: usize) -> &str {
+    let cut = crate::text::prefix(text, max);
+    if cut.len() == text.len() {
+        return cut;
+    }
+    match cut.rfind('\n') {
+        Some(end) => &cut[..=end],
+        None => cut,
+    }
+}
+
+/// The plain word for a kind, as the header line writes it.
+fn kind_word(kind: DefKind) -> &'static str {
+    match kind {
+        DefKind::Class => "class",
+        DefKind::Interface => "interface",
+        DefKind::Trait => "trait",
+        DefKind::Struct => "struct",
+        DefKind::Enum => "enum",
+        DefKind::Function => "function",
+        DefKind::Method => "method",
+        DefKind::Module => "module",
+        DefKind::Constant => "constant",
+        DefKind::Type => "type",
+        DefKind::Macro => "macro",
+        DefKind::Field => "field",
+        DefKind::Other => "definition",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::artifact::Language;
+
+    #[test]
+    fn a_method_reads_its_header_doc_and_body_and_the_class_keeps_its_own() {
+        let text = "class Cache:\n    \"\"\"Keeps entries.\"\"\"\n\n    # evicts the oldest\n    def evict(self):\n        drop_oldest()\n";
+        let facts = crate::facts::extract(Language::Python, "app/cache.py", text);
+        let texts = definition_texts("app/cache.py", text, &facts);
+        assert_eq!(texts.len(), 2, "{texts:?}");
+        assert!(texts[0].text.starts_with("Cache (class) in app/cache.py\n"));
+        assert!(texts[0].text.contains("Keeps entries."));
+        assert!(!texts[0].text.contains("drop_oldest"));
+        let evict = &texts[1];
+        assert_eq!(evict.name, "evict");
+        assert!(
+            evict.text.contains("(method) in app/cache.py\n"),
+            "{}",
+            evict.text
+        );
+        assert!(evict.text.contains("# evicts the oldest\n"));
+        assert!(evict.text.contains("drop_oldest()"));
+        assert_eq!(evict.span, Span { start: 4, end: 6 });
+    }
+
+    #[test]
+    fn a_long_body_is_cut_at_a_line_end_within_the_bound() {
+        let body: String = (0..500).map(|k| format!("    x{k} = {k}\n")).collect();
+        let text = format!("def long():\n{body}");
+        let facts = crate::facts::extract(Language::Python, "m.py", &text);
+        let texts = definition_texts("m.py", &text, &facts);
+        assert_eq!(texts.len(), 1);
+        assert!(texts[0].text.len() <= MAX_TEXT_BYTES);
+        assert!(texts[0].text.ends_with('\n'));
+        assert!(texts[0].text.contains("def long():"));
+    }
+}
