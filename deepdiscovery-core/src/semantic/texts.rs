@@ -101,7 +101,7 @@ mod tests {
         let evict = &texts[1];
         assert_eq!(evict.name, "evict");
         assert!(
-            evict.text.contains("(method) in app/cache.py\n"),
+            evict.text.starts_with("Cache.evict (function) in app/cache.py\n"),
             "{}",
             evict.text
         );
