@@ -57,6 +57,15 @@ pub enum Error {
     /// down. Please report it with the message.
     #[error("internal error (a bug in deepdiscovery, please report it): {0}")]
     Internal(String),
+    /// A model folder (an embedder's weights, tokenizer or configuration) cannot be
+    /// used: missing, truncated, corrupt, of a shape this build does not read.
+    #[error("model at {} cannot be used: {message}", path.display())]
+    Model {
+        /// The folder or file that was refused.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A tree-sitter grammar or query failed to load (a build problem, not a user error).
     #[error("grammar for {language} failed to load: {message}")]
     Grammar {
@@ -102,6 +111,14 @@ impl Error {
         Error::Io {
             path: path.into(),
             source,
+        }
+    }
+
+    /// A model that cannot be used, with its path and what is wrong.
+    pub fn model(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        Error::Model {
+            path: path.into(),
+            message: message.into(),
         }
     }
 

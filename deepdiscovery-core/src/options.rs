@@ -78,6 +78,10 @@ pub struct SessionOptions {
     /// query lists only what changed since the last (default false; see
     /// [`crate::source::FsSourceBuilder::watch`]).
     pub watch: Option<bool>,
+    /// `embedder_model`: a sentence-transformers folder whose model runs in-process
+    /// (`semantic::transformer`, in builds with the `transformer` feature) and feeds
+    /// the semantic features; `"builtin"` names the tuned model we ship.
+    pub embedder_model: Option<String>,
 }
 
 impl SessionOptions {
@@ -111,6 +115,9 @@ impl SessionOptions {
         }
         if let Some(cache) = self.disk_cache() {
             session = session.with_disk_cache(std::sync::Arc::new(cache));
+        }
+        if let Some(model) = &self.embedder_model {
+            session = session.with_embedder(crate::semantic::load_embedder(model)?);
         }
         Ok(session)
     }
@@ -146,6 +153,7 @@ pub fn session_options(text: Option<&str>) -> Result<SessionOptions, Failure> {
             "cache",
             "cache_dir",
             "watch",
+            "embedder_model",
         ],
     )?;
     Ok(SessionOptions {
@@ -155,6 +163,7 @@ pub fn session_options(text: Option<&str>) -> Result<SessionOptions, Failure> {
         cache: obj.bool("cache")?,
         cache_dir: obj.string("cache_dir")?,
         watch: obj.bool("watch")?,
+        embedder_model: obj.string("embedder_model")?,
     })
 }
 

@@ -251,6 +251,21 @@ pub(crate) fn documents(text: &str, facts: &Facts) -> Vec<DefinitionTerms> {
         .collect()
 }
 
+/// The query weight a definition's text holds: the sum of the weights of the query
+/// terms it has (a cheap order of a file's definitions by the task, before any
+/// corpus statistics).
+pub(crate) fn query_weight(doc: &DefinitionTerms, query: &Query) -> f32 {
+    query
+        .terms
+        .iter()
+        .filter(|(term, _)| {
+            let hash = term_hash(term);
+            doc.terms.binary_search_by(|(t, _)| t.cmp(&hash)).is_ok()
+        })
+        .map(|(_, weight)| weight)
+        .sum()
+}
+
 /// Scores the definitions of `files` (caller's index, the file's [`documents`])
 /// against `query`, BM25 over all their definitions, and describes each file
 /// that has a definition matching any term. `title` says per query term whether the

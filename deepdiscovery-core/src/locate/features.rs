@@ -115,10 +115,16 @@ pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
     // into code terms over the best file's, and its rank by it among the candidates.
     "bridge",
     "bridge_rank",
+    // An embedder's similarity (`semantic`; all 0 without one): the cosine of the
+    // file's best definition with the task, the mean of its three best, and its rank
+    // among the candidates by the best (ln 1+rank; the files not embedded rank last).
+    "emb_best",
+    "emb_top3",
+    "emb_rank",
 ];
 
 /// How many features a row has.
-pub const FEATURE_COUNT: usize = 66;
+pub const FEATURE_COUNT: usize = 69;
 
 /// The feature rows of the candidates of one query.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -149,6 +155,9 @@ pub(crate) struct Inputs<'a> {
     pub definitions: &'a HashMap<usize, FileDefinitions>,
     /// Per file, the bridge's score over the best file's (all 0 without a bridge).
     pub bridge: &'a [f32],
+    /// What an embedder says of the best candidates, by artifact index (empty
+    /// without one).
+    pub semantic: &'a HashMap<usize, crate::semantic::FileSimilarity>,
 }
 
 /// How many of the best candidates the co-change feature looks from.
@@ -194,6 +203,7 @@ struct RowContext<'a> {
     sem_rank: HashMap<usize, usize>,
     rule_rank: HashMap<usize, usize>,
     bridge_rank: HashMap<usize, usize>,
+    emb_rank: HashMap<usize, usize>,
     title_weight: f32,
     per_dir: HashMap<&'a str, usize>,
     best_dir: Option<&'a str>,
@@ -259,6 +269,7 @@ impl<'a> RowContext<'a> {
             sem_rank: rank_of(&sem),
             rule_rank: rank_of(&rule),
             bridge_rank: rank_of(inputs.bridge),
+            emb_rank: semantic_rank(inputs.semantic, candidates),
             title_weight: query_weight(inputs.query, inputs.title, |_| true),
             per_dir,
             best_dir: candidates
@@ -388,7 +399,37 @@ impl<'a> RowContext<'a> {
             inputs.bridge[i],
             ln1(self.bridge_rank[&i] as f32),
         ]);
+        let semantic = inputs.semantic.get(&i);
+        row.extend([
+            semantic.map_or(0.0, |s| s.best),
+            semantic.map_or(0.0, |s| s.top3),
+            match semantic {
+                Some(_) => ln1(self.emb_rank[&i] as f32),
+                None if inputs.semantic.is_empty() => 0.0,
+                None => ln1(inputs.semantic.len() as f32),
+            },
+        ]);
     }
+}
+
+/// Rank among the embedded candidates by their best definition's cosine: how many
+/// score strictly higher (0 for the best), equal files equal ranks.
+fn semantic_rank(
+    semantic: &HashMap<usize, crate::semantic::FileSimilarity>,
+    candidates: &[usize],
+) -> HashMap<usize, usize> {
+    let mut sorted: Vec<f32> = candidates
+        .iter()
+        .filter_map(|i| semantic.get(i).map(|s| s.best))
+        .collect();
+    sorted.sort_by(|a, b| b.total_cmp(a));
+    candidates
+        .iter()
+        .filter_map(|i| {
+            let best = semantic.get(i)?.best;
+            Some((*i, sorted.partition_point(|&v| v > best)))
+        })
+        .collect()
 }
 
 /// A name shorter than this links nothing (`get`, `run`, `id`).

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::facts::{DefKind, Facts, Span};
+use crate::facts::{DefKind, DocSource, Facts, Span};
 use crate::locate::definitions::units;
 
 /// A definition's text is cut to this many bytes (at a line's end where one fits):
@@ -29,27 +29,59 @@ pub struct DefinitionText {
     pub text: String,
 }
 
-/// The texts of a file's definitions (those with a body worth reading: classes,
-/// functions, methods and their kin), outer before inner. A function of the path and
-/// the file's content.
+/// The texts of a file: first the module itself when the file has a header (its
+/// module docstring or leading comment, [`Facts::doc`]): kind [`DefKind::Module`],
+/// named by its path, spanning the file; then its definitions (those with a body
+/// worth reading: classes, functions, methods and their kin), outer before inner. A
+/// function of the path and the file's content.
 pub fn definition_texts(path: &str, text: &str, facts: &Facts) -> Vec<DefinitionText> {
-    units(text, facts)
-        .into_iter()
-        .map(|unit| {
-            let def = &facts.definitions[unit.index];
-            let shown = def.qualified.as_deref().unwrap_or(&def.name);
-            let mut out = format!("{shown} ({}) in {path}\n", kind_word(def.kind));
+    let module = match (&facts.doc, &facts.doc_from) {
+        (Some(doc), Some(DocSource::Header)) if !doc.trim().is_empty() => {
+            let mut out = format!("{path} (module)\n");
             let room = MAX_TEXT_BYTES.saturating_sub(out.len());
-            out.push_str(head(&unit.text, room));
-            DefinitionText {
-                kind: def.kind,
-                name: def.name.clone(),
-                qualified: def.qualified.clone(),
-                span: unit.span,
+            out.push_str(crate::text::prefix(doc.trim(), room));
+            Some(DefinitionText {
+                kind: DefKind::Module,
+                name: path.to_string(),
+                qualified: None,
+                span: Span {
+                    start: 1,
+                    end: (text.lines().count() as u32).max(1),
+                },
                 text: out,
-            }
-        })
+            })
+        }
+        _ => None,
+    };
+    module
+        .into_iter()
+        .chain(
+            units(text, facts)
+                .into_iter()
+                .map(|unit| definition_text(path, facts, unit)),
+        )
         .collect()
+}
+
+/// One definition's text: a header line (its qualified name, kind and file), then its
+/// own lines.
+fn definition_text(
+    path: &str,
+    facts: &Facts,
+    unit: crate::locate::definitions::Unit,
+) -> DefinitionText {
+    let def = &facts.definitions[unit.index];
+    let shown = def.qualified.as_deref().unwrap_or(&def.name);
+    let mut out = format!("{shown} ({}) in {path}\n", kind_word(def.kind));
+    let room = MAX_TEXT_BYTES.saturating_sub(out.len());
+    out.push_str(head(&unit.text, room));
+    DefinitionText {
+        kind: def.kind,
+        name: def.name.clone(),
+        qualified: def.qualified.clone(),
+        span: unit.span,
+        text: out,
+    }
 }
 
 /// The first lines of `text` within `max` bytes: whole lines where at least one fits,
@@ -101,7 +133,9 @@ mod tests {
         let evict = &texts[1];
         assert_eq!(evict.name, "evict");
         assert!(
-            evict.text.starts_with("Cache.evict (function) in app/cache.py\n"),
+            evict
+                .text
+                .starts_with("Cache.evict (function) in app/cache.py\n"),
             "{}",
             evict.text
         );

@@ -334,6 +334,6 @@ fn view_embeddings_are_cached_across_queries() {
         first
             .ranked
             .iter()
-            .any(|f| f.signals.iter().any(|s| s.contains("embedding similarity")))
+            .any(|f| f.signals.iter().any(|s| s.contains("semantic match")))
     );
 }

@@ -316,25 +316,52 @@ impl deepdiscovery_core::Embedder for FailingEmbedder {
 }
 
 #[test]
-fn an_embedder_fuses_similarity_into_s_sem_and_a_broken_one_is_ignored() {
+fn an_embedder_is_evidence_of_its_own_under_the_learned_scorer_and_fused_into_eq6_alone() {
     let text = "staff never hear about shortages";
-    let plain = locate(text);
-    let embedder = std::sync::Arc::new(ConceptEmbedder(vec![
-        vec!["shortage", "runs low"],
-        vec!["currency", "exchange"],
-    ]));
-    let session = Session::open(fixture_path("locate_app"))
-        .unwrap()
-        .with_embedder(embedder);
-    let fused = session
-        .locate(&Task::new(text).unwrap(), &LocateConfig::default())
-        .unwrap();
+    let concepts = || {
+        std::sync::Arc::new(ConceptEmbedder(vec![
+            vec!["shortage", "runs low"],
+            vec!["currency", "exchange"],
+        ]))
+    };
+    let locate_with = |config: &LocateConfig, embedder: Option<std::sync::Arc<ConceptEmbedder>>| {
+        let mut session = Session::open(fixture_path("locate_app")).unwrap();
+        if let Some(e) = embedder {
+            session = session.with_embedder(e);
+        }
+        session.locate(&Task::new(text).unwrap(), config).unwrap()
+    };
     let email = "inventory/notifications/email.py";
+
+    // Eq. 6 alone (the paper's presets): s_sem fuses BM25F and the similarity.
+    let paper = LocateConfig {
+        preset: deepdiscovery_core::locate::Preset::Paper,
+        ..LocateConfig::default()
+    };
+    let plain = locate_with(&paper, None);
+    let fused = locate_with(&paper, Some(concepts()));
     assert_eq!(rank_of(&fused, email), 1, "{:?}", top(&fused, 5));
     assert!(rank_of(&plain, email) > 1, "the words alone do not find it");
     let signals = fused.anchors[0].signals.join(" | ");
-    assert!(signals.contains("embedding similarity 1.00"), "{signals}");
+    assert!(signals.contains("semantic match: `"), "{signals}");
     assert!(fused.notes.is_empty());
+
+    // The learned scorer: s_sem stays lexical (every Eq. 6 term as without the
+    // embedder), and the similarity is features of their own, explained.
+    let plain = locate_with(&LocateConfig::default(), None);
+    let learned = locate_with(&LocateConfig::default(), Some(concepts()));
+    let email_of = |l: &deepdiscovery_core::Location| {
+        l.ranked.iter().find(|f| f.path == email).cloned().unwrap()
+    };
+    assert_eq!(email_of(&learned).terms.sem, email_of(&plain).terms.sem);
+    assert!(
+        email_of(&learned)
+            .signals
+            .iter()
+            .any(|s| s.starts_with("semantic match: `")),
+        "{:?}",
+        email_of(&learned).signals
+    );
 
     let session = Session::open(fixture_path("locate_app"))
         .unwrap()

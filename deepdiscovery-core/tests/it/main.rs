@@ -27,6 +27,7 @@ mod mixed;
 mod roles;
 mod rules;
 mod scope;
+mod semantic;
 mod session;
 mod source;
 mod summaries;

@@ -41,6 +41,7 @@ mod cue_evidence;
 mod lending;
 mod query;
 mod reading;
+mod semantic;
 
 pub(crate) use cue_evidence::cue_symbol;
 use cue_evidence::*;
@@ -105,7 +106,7 @@ pub(crate) fn run(
     let narrowed = narrow(session, config, &files, &board, &wordless, &lexical);
     let described = read_candidates(session, &files, &reading, &lexical, &narrowed, &mut board);
     let notes = consult_plugins(
-        session, config, llm, &files, &reading, &lexical, &narrowed, &mut board,
+        session, config, llm, &files, &reading, &lexical, &narrowed, &described, &mut board,
     );
     lend_and_rescore(config, &files, &narrowed.candidates, &mut board);
     let learned = learned_ranking(
@@ -181,6 +182,8 @@ struct Board {
     terms: Vec<Terms>,
     evidence: Vec<Vec<Signal>>,
     scores: Vec<f32>,
+    /// What an embedder says of the best candidates (empty without one).
+    semantic: HashMap<usize, crate::semantic::FileSimilarity>,
 }
 
 impl Board {
@@ -222,6 +225,7 @@ fn first_scores(
         terms,
         evidence,
         scores,
+        semantic: HashMap::new(),
     };
     (board, wordless)
 }
@@ -351,7 +355,15 @@ fn read_candidates(
     Described {
         by_file: definitions,
         title,
+        documents,
     }
+}
+
+/// Whether the learned scorer re-ranks: the `auto` preset with no term of Eq. 6
+/// ablated. Otherwise Eq. 6 alone ranks, with its fixed or preset coefficients.
+fn learns(config: &LocateConfig) -> bool {
+    let a = &config.ablation;
+    matches!(config.preset, Preset::Auto) && !(a.no_sem || a.no_sum || a.no_rule || a.no_prior)
 }
 
 /// The candidates' definitions scored as documents, and the task's title terms they
@@ -359,12 +371,18 @@ fn read_candidates(
 struct Described {
     by_file: HashMap<usize, definitions::FileDefinitions>,
     title: Vec<bool>,
+    /// The candidates' definitions as documents, in the order of `Narrowed::facts`.
+    documents: Vec<Arc<Vec<definitions::DefinitionTerms>>>,
 }
 
 /// The plug-ins' judgments, with the notes of the stage (history cut short, files
-/// ranked by their path alone, an embedder that failed). With an embedder, s_sem
-/// fuses BM25F with the similarity of the task and each candidate's metadata view
-/// (Eq. 6: "combines embedding similarity and BM25"). With a language model, s_sum
+/// ranked by their path alone, an embedder that failed). With an embedder, the best
+/// candidates' definitions are embedded, and their similarity with the task becomes
+/// evidence of its own ([`semantic`]). Under the learned scorer s_sem stays the
+/// lexical score it was trained with, and the similarity is features of its own (a
+/// plug-in never changes what a feature means); under Eq. 6 alone (the `paper`
+/// preset, fixed weights, ablations) s_sem fuses BM25F with the best definition's
+/// similarity, as Eq. 6 reads. With a language model, s_sum
 /// of the best candidates is its judgment of their alignment with the task, and β
 /// grows to match.
 #[allow(clippy::too_many_arguments)]
@@ -376,6 +394,7 @@ fn consult_plugins(
     reading: &Reading,
     lexical: &Lexical,
     narrowed: &Narrowed,
+    described: &Described,
     board: &mut Board,
 ) -> Vec<String> {
     let text = reading.text.as_str();
@@ -403,20 +422,20 @@ fn consult_plugins(
     if let Some(embedder) = session.embedder()
         && !config.ablation.no_sem
     {
-        let views: Vec<String> = narrowed.candidates.iter().map(|&i| view_of(i)).collect();
-        let views: Vec<&str> = views.iter().map(String::as_str).collect();
-        match session.embeddings().embed(embedder, text, &views) {
-            Some((task_vector, vectors)) => {
-                for (k, &i) in narrowed.candidates.iter().enumerate() {
-                    let similarity = crate::plugins::cosine01(&task_vector, &vectors[k]);
-                    board.terms[i].sem = 0.5 * board.terms[i].sem + 0.5 * similarity;
-                    board.evidence[i].push(Signal::remark(format!(
-                        "embedding similarity {similarity:.2}"
-                    )));
+        match semantic::semantic_evidence(session, embedder, reading, files, narrowed, described) {
+            Ok(by_file) => {
+                for (&i, similarity) in &by_file {
+                    board.evidence[i].extend(semantic::explain(similarity));
+                    // Eq. 6 alone: s_sem "combines embedding similarity and BM25".
+                    // The learned scorer reads the similarity as features instead.
+                    if !learns(config) {
+                        let embedded = (similarity.best + 1.0) / 2.0;
+                        board.terms[i].sem = 0.5 * board.terms[i].sem + 0.5 * embedded;
+                    }
                 }
+                board.semantic = by_file;
             }
-            None => notes
-                .push("the embedder failed or answered garbage: s_sem is lexical only".to_string()),
+            Err(note) => notes.push(note),
         }
     }
     if let Some(llm) = llm
@@ -522,15 +541,13 @@ fn learned_ranking(
         co_changes,
         definitions: &described.by_file,
         bridge: &lexical.bridged,
+        semantic: &board.semantic,
     };
     let rows = features::compute(&inputs, &order);
-    let ablated = {
-        let a = &config.ablation;
-        a.no_sem || a.no_sum || a.no_rule || a.no_prior
-    };
-    let ranker = match config.preset {
-        Preset::Auto if !ablated => ranker::builtin(),
-        _ => None,
+    let ranker = if learns(config) {
+        ranker::builtin()
+    } else {
+        None
     };
     let (explained, probability) = match ranker {
         Some(ranker) => rerank(ranker, &order, &rows, &mut board.scores),

@@ -1,0 +1,87 @@
+//! What a file's definitions' vectors say of the task (DESIGN, "Pretrained
+//! semantics"): the cosine of its best definition, the mean of its three best, and
+//! which definition is best. These are features of the learned scorers, never a
+//! change to `sem`, which stays lexical.
+
+/// How a file's definitions match the task by their vectors.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileSimilarity {
+    /// The best definition's cosine with the task (-1..=1).
+    pub best: f32,
+    /// The mean cosine of its three best definitions (of all it has, when fewer).
+    pub top3: f32,
+    /// The best definition's qualified name (its name where there is none).
+    pub name: String,
+}
+
+/// Plain cosine of two vectors of one length; 0 for a zero or mismatched vector.
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() || a.is_empty() {
+        return 0.0;
+    }
+    let (mut dot, mut na, mut nb) = (0.0f64, 0.0f64, 0.0f64);
+    for (x, y) in a.iter().zip(b) {
+        dot += f64::from(*x) * f64::from(*y);
+        na += f64::from(*x) * f64::from(*x);
+        nb += f64::from(*y) * f64::from(*y);
+    }
+    if na == 0.0 || nb == 0.0 {
+        return 0.0;
+    }
+    ((dot / (na.sqrt() * nb.sqrt())) as f32).clamp(-1.0, 1.0)
+}
+
+/// A file's similarity from its definitions' names and vectors; `None` when it has
+/// none. Ties keep the first definition (the file's order): deterministic.
+pub fn file_similarity<'a>(
+    task: &[f32],
+    definitions: impl IntoIterator<Item = (&'a str, &'a [f32])>,
+) -> Option<FileSimilarity> {
+    let mut cosines: Vec<(f32, &str)> = definitions
+        .into_iter()
+        .map(|(name, v)| (cosine(task, v), name))
+        .collect();
+    if cosines.is_empty() {
+        return None;
+    }
+    // Stable: equal cosines keep the file's order.
+    cosines.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let top = cosines.len().min(3);
+    Some(FileSimilarity {
+        best: cosines[0].0,
+        top3: cosines[..top].iter().map(|c| c.0).sum::<f32>() / top as f32,
+        name: cosines[0].1.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_best_and_the_mean_of_three() {
+        let task = [1.0, 0.0];
+        let defs: Vec<(&str, Vec<f32>)> = vec![
+            ("a", vec![0.0, 1.0]),
+            ("b", vec![1.0, 0.0]),
+            ("c", vec![1.0, 1.0]),
+            ("d", vec![-1.0, 0.0]),
+        ];
+        let s = file_similarity(&task, defs.iter().map(|(n, v)| (*n, v.as_slice()))).unwrap();
+        assert_eq!(s.name, "b");
+        assert!((s.best - 1.0).abs() < 1e-6);
+        let expected = (1.0 + std::f32::consts::FRAC_1_SQRT_2 + 0.0) / 3.0;
+        assert!((s.top3 - expected).abs() < 1e-5, "{}", s.top3);
+        assert_eq!(file_similarity(&task, std::iter::empty()), None);
+    }
+
+    #[test]
+    fn ties_keep_the_first_definition_and_mismatches_are_zero() {
+        let task = [0.0, 1.0];
+        let same = [0.0f32, 2.0];
+        let s = file_similarity(&task, [("first", &same[..]), ("second", &same[..])]).unwrap();
+        assert_eq!(s.name, "first");
+        assert_eq!(cosine(&[1.0], &[1.0, 0.0]), 0.0);
+        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 0.0]), 0.0);
+    }
+}
