@@ -21,6 +21,9 @@
 #   train=$DD_EVAL_MINED/train.jsonl       8 more per repo, apart from the sample
 #   single=$DD_EVAL_MINED/single_sample.jsonl  single-file tasks of the same
 #                                          repositories (mine_tasks.py --gold-files 1-1)
+# and EMBEDDER_MODEL (optional): a sentence-transformers folder run in-process for every
+# task, so that the rows hold the semantic features (emb_best, emb_top3, emb_rank) the
+# models trained for an embedder read.
 set -eu
 out=${1:?usage: sh benches/features.sh OUT_DIR}
 mirrors=${DD_EVAL_MIRRORS:?set DD_EVAL_MIRRORS (see benches/README.md)}
@@ -32,19 +35,26 @@ if [ -z "${TASKS:-}" ]; then
 fi
 tasks=$TASKS
 mkdir -p "$out/completion" "$out/completion-plain"
-cargo build --release -q -p deepdiscovery-core --example eval_tasks
+cargo build --release -q -p deepdiscovery-core --features transformer --example eval_tasks
+embedder=""
+if [ -n "${EMBEDDER_MODEL:-}" ]; then
+    embedder="--embedder-model $EMBEDDER_MODEL"
+fi
 for set in $tasks; do
     name=${set%%=*}
     file=${set#*=}
-    target/release/examples/eval_tasks --locate --features --with-history \
+    # shellcheck disable=SC2086 # $embedder is empty or two words
+    target/release/examples/eval_tasks --locate --features --with-history $embedder \
         --mirrors "$mirrors" --checkouts "$checkouts/$name" \
         --json "$out/$name.jsonl" "$file" > "$out/$name.txt" 2>&1
     tail -n 3 "$out/$name.txt"
-    target/release/examples/eval_tasks --features --with-history \
+    # shellcheck disable=SC2086
+    target/release/examples/eval_tasks --features --with-history $embedder \
         --mirrors "$mirrors" --checkouts "$checkouts/$name" \
         --json "$out/completion/$name.jsonl" "$file" > "$out/completion/$name.txt" 2>&1
     tail -n 3 "$out/completion/$name.txt"
-    target/release/examples/eval_tasks --features --with-history --no-history \
+    # shellcheck disable=SC2086
+    target/release/examples/eval_tasks --features --with-history --no-history $embedder \
         --mirrors "$mirrors" --checkouts "$checkouts/$name" \
         --json "$out/completion-plain/$name.jsonl" "$file" > "$out/completion-plain/$name.txt" 2>&1
     tail -n 3 "$out/completion-plain/$name.txt"

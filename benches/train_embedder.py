@@ -4,7 +4,7 @@ core's `semantic` transformer reader loads.
 
     python benches/train_embedder.py --pairs PAIRS.jsonl --teacher TEACHER_DIR \
         --work WORK_DIR --out OUT_DIR [--epochs 1] [--max-steps N] [--batch 32] \
-        [--lr 3e-5] [--task-len 128] [--def-len 256] [--max-minutes M] [--report R.md]
+        [--lr 3e-5] [--task-len 128] [--def-len 128] [--max-minutes M] [--report R.md]
     python benches/train_embedder.py --eval-only --pairs PAIRS.jsonl --teacher TEACHER_DIR \
         [--model DIR ...] [--report R.md]
     python benches/train_embedder.py --speed --pairs PAIRS.jsonl --teacher TEACHER_DIR
@@ -592,7 +592,7 @@ def main():
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--max-steps", type=int, default=0, help="at most this many steps (0: all)")
     ap.add_argument("--task-len", type=int, default=128, help="task max tokens")
-    ap.add_argument("--def-len", type=int, default=256, help="definition max tokens")
+    ap.add_argument("--def-len", type=int, default=128, help="definition max tokens")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--checkpoint-every", type=int, default=50)
     ap.add_argument("--log-every", type=int, default=10)

@@ -91,6 +91,11 @@ typedef enum {
    */
   DD_STATUS_PLUGIN = 18,
   /**
+   * The model folder of `embedder_model` cannot be used (missing, truncated,
+   * corrupt, of another shape; the message names the file).
+   */
+  DD_STATUS_MODEL = 19,
+  /**
    * An error of the core newer than this mapping; the message says what it is.
    */
   DD_STATUS_UNKNOWN = 99,
@@ -203,9 +208,14 @@ dd_status dd_package_svg(const char *package_json,
  *   - `"watch"`: boolean, whether the directory is watched so that each query
  *     lists only what changed since the last (default false; on Linux, with
  *     inotify; for long-lived handles queried again and again). The answers are
- *     the same either way.
+ *     the same either way;
+ *   - `"embedder_model"`: string, a sentence-transformers folder (`config.json`,
+ *     `model.safetensors`, `tokenizer.json`) whose model runs in-process and embeds
+ *     the task and the best candidates' definitions; it is read and checked here
+ *     (`DD_STATUS_MODEL` when it cannot be used).
  *
- * Unknown keys are an error. Nothing is read or parsed before the first query.
+ * Unknown keys are an error. Apart from an `embedder_model`, nothing is read or
+ * parsed before the first query.
  *
  * On success `*out` is a new handle, to be released with `dd_session_free`, and
  * `*error_out` (if `error_out` is not NULL) is NULL. On failure `*out` is NULL and
@@ -213,7 +223,8 @@ dd_status dd_package_svg(const char *package_json,
  *
  * Errors: `DD_STATUS_NULL_ARGUMENT` (root or out), `DD_STATUS_INVALID_UTF8`,
  * `DD_STATUS_INVALID_JSON`, `DD_STATUS_INVALID_CONFIG`, `DD_STATUS_ROOT_NOT_FOUND`,
- * `DD_STATUS_ROOT_NOT_DIRECTORY`, `DD_STATUS_IO`, `DD_STATUS_INVALID_RULE`.
+ * `DD_STATUS_ROOT_NOT_DIRECTORY`, `DD_STATUS_IO`, `DD_STATUS_INVALID_RULE`,
+ * `DD_STATUS_MODEL`.
  *
  * # Safety
  * `root` and `config_json` are NULL or NUL-terminated strings; `out` and

@@ -89,7 +89,7 @@ use deepdiscovery_core::eval::{
 use deepdiscovery_core::locate::Preset;
 
 const USAGE: &str = "usage: eval_tasks [--limit N] [--repo OWNER/NAME] [--ids A,B] \
-[--checkouts DIR] [--mirrors DIR] [--with-history] [--no-history] [--no-history-cues] [--no-past-changes] [--no-bridge] [--clean] [--cache-dir DIR] [--locate] \
+[--checkouts DIR] [--mirrors DIR] [--with-history] [--no-history] [--no-history-cues] [--no-past-changes] [--no-bridge] [--clean] [--cache-dir DIR] [--embedder-model DIR] [--locate] \
 [--paper] [--no-sem] [--no-sum] [--no-rule] [--no-prior] [--anchors K] [--budget TOKENS] \
 [--location-only] [--no-compression] [--no-implicit] [--no-metadata-first] \
 [--tau X] [--kappa X] [--patience N] [--min-score-ratio X] [--json OUT] [--features] TASKS.jsonl...";
@@ -151,6 +151,9 @@ struct Options {
     json: Option<PathBuf>,
     /// Write the candidates' feature rows to `--json` (needs `--locate`).
     features: bool,
+    /// A sentence-transformers folder run in-process for every task (built with the
+    /// core's `transformer` feature).
+    embedder_model: Option<String>,
 }
 
 /// Parses the arguments; `Ok(None)` asks for the usage text.
@@ -206,6 +209,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
             "--clean" => o.clean = true,
             "--locate" => o.locate = true,
             "--features" => o.features = true,
+            "--embedder-model" => o.embedder_model = Some(value()?),
             "--anchors" => o.config.anchors = parse_count(&flag, &value()?)?,
             "--budget" => o.config.budget.max_tokens = parse_count(&flag, &value()?)?,
             "--no-sem" => o.config.location_ablation.no_sem = true,
@@ -329,16 +333,23 @@ fn checkouts(options: &Options) -> Result<Checkouts, String> {
 }
 
 /// What every task is asked, from the options.
-fn run_options(options: &Options) -> RunOptions {
-    RunOptions {
+fn run_options(options: &Options) -> Result<RunOptions, String> {
+    let embedder = match &options.embedder_model {
+        Some(model) => Some(deepdiscovery_core::eval::RunEmbedder(
+            deepdiscovery_core::semantic::load_embedder(model).map_err(|e| e.to_string())?,
+        )),
+        None => None,
+    };
+    Ok(RunOptions {
         mode: if options.locate {
             Mode::Locate
         } else {
             Mode::Discover
         },
         config: options.config,
+        embedder,
         features: options.features,
-    }
+    })
 }
 
 // ---------------------------------------------------------------------------------
@@ -695,7 +706,7 @@ fn run(options: &Options) -> Result<bool, String> {
         None => None,
     };
     let checkouts = checkouts(options)?;
-    let run_options = run_options(options);
+    let run_options = run_options(options)?;
     let stage = run_options.mode.name();
     if options.locate {
         let config = options.config.locate();

@@ -77,9 +77,14 @@ fn task(text: &str, hints: deepdiscovery_core::Hints) -> Result<Task, Failure> {
 ///   - `"watch"`: boolean, whether the directory is watched so that each query
 ///     lists only what changed since the last (default false; on Linux, with
 ///     inotify; for long-lived handles queried again and again). The answers are
-///     the same either way.
+///     the same either way;
+///   - `"embedder_model"`: string, a sentence-transformers folder (`config.json`,
+///     `model.safetensors`, `tokenizer.json`) whose model runs in-process and embeds
+///     the task and the best candidates' definitions; it is read and checked here
+///     (`DD_STATUS_MODEL` when it cannot be used).
 ///
-/// Unknown keys are an error. Nothing is read or parsed before the first query.
+/// Unknown keys are an error. Apart from an `embedder_model`, nothing is read or
+/// parsed before the first query.
 ///
 /// On success `*out` is a new handle, to be released with `dd_session_free`, and
 /// `*error_out` (if `error_out` is not NULL) is NULL. On failure `*out` is NULL and
@@ -87,7 +92,8 @@ fn task(text: &str, hints: deepdiscovery_core::Hints) -> Result<Task, Failure> {
 ///
 /// Errors: `DD_STATUS_NULL_ARGUMENT` (root or out), `DD_STATUS_INVALID_UTF8`,
 /// `DD_STATUS_INVALID_JSON`, `DD_STATUS_INVALID_CONFIG`, `DD_STATUS_ROOT_NOT_FOUND`,
-/// `DD_STATUS_ROOT_NOT_DIRECTORY`, `DD_STATUS_IO`, `DD_STATUS_INVALID_RULE`.
+/// `DD_STATUS_ROOT_NOT_DIRECTORY`, `DD_STATUS_IO`, `DD_STATUS_INVALID_RULE`,
+/// `DD_STATUS_MODEL`.
 ///
 /// # Safety
 /// `root` and `config_json` are NULL or NUL-terminated strings; `out` and

@@ -43,6 +43,9 @@ pub enum DdStatus {
     Grammar = 17,
     /// A plug-in callback (language model, embedder) failed or answered garbage.
     Plugin = 18,
+    /// The model folder of `embedder_model` cannot be used (missing, truncated,
+    /// corrupt, of another shape; the message names the file).
+    Model = 19,
     /// An error of the core newer than this mapping; the message says what it is.
     Unknown = 99,
 }
@@ -60,6 +63,7 @@ impl DdStatus {
             Error::InvalidRule { .. } => DdStatus::InvalidRule,
             Error::Grammar { .. } => DdStatus::Grammar,
             Error::Plugin { .. } => DdStatus::Plugin,
+            Error::Model { .. } => DdStatus::Model,
             Error::Internal(_) => DdStatus::Internal,
             _ => DdStatus::Unknown,
         }
@@ -82,13 +86,14 @@ impl DdStatus {
             DdStatus::InvalidRule => "DD_STATUS_INVALID_RULE\0",
             DdStatus::Grammar => "DD_STATUS_GRAMMAR\0",
             DdStatus::Plugin => "DD_STATUS_PLUGIN\0",
+            DdStatus::Model => "DD_STATUS_MODEL\0",
             DdStatus::Unknown => "DD_STATUS_UNKNOWN\0",
         }
     }
 }
 
 /// Every status, for tests and for `dd_status_str`.
-fn all_statuses() -> [DdStatus; 15] {
+fn all_statuses() -> [DdStatus; 16] {
     [
         DdStatus::Ok,
         DdStatus::NullArgument,
@@ -104,6 +109,7 @@ fn all_statuses() -> [DdStatus; 15] {
         DdStatus::InvalidRule,
         DdStatus::Grammar,
         DdStatus::Plugin,
+        DdStatus::Model,
         DdStatus::Unknown,
     ]
 }
@@ -162,6 +168,7 @@ mod tests {
                 message: "m".into(),
             },
             Error::plugin("model", "m"),
+            Error::model("folder", "m"),
         ];
         let mut codes: Vec<c_int> = errors.iter().map(|e| DdStatus::of(e) as c_int).collect();
         assert!(!codes.contains(&(DdStatus::Unknown as c_int)));

@@ -29,6 +29,7 @@ fn to_py(py: Python<'_>, err: Error) -> PyErr {
         Error::EmptyTask => "TaskError",
         Error::InvalidConfig(_) | Error::InvalidRule { .. } => "ConfigError",
         Error::Plugin { .. } => "PluginError",
+        Error::Model { .. } => "ModelError",
         Error::Internal(_) => "InternalError",
         _ => "DeepDiscoveryError",
     };
@@ -85,9 +86,11 @@ impl PySession {
         let config = options::session_options(config_json).map_err(|e| options_to_py(py, e))?;
         let mut session = match (root, files) {
             (Some(root), None) => py.detach(|| config.open(root)),
-            (None, Some(files)) => MemorySource::from_files(files)
-                .map(Session::new)
-                .and_then(|s| config.apply(s)),
+            (None, Some(files)) => py.detach(|| {
+                MemorySource::from_files(files)
+                    .map(Session::new)
+                    .and_then(|s| config.apply(s))
+            }),
             _ => {
                 return Err(raise(
                     py,

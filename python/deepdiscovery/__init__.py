@@ -29,6 +29,7 @@ from deepdiscovery.errors import (
     ConfigError,
     DeepDiscoveryError,
     InternalError,
+    ModelError,
     PluginError,
     RepositoryError,
     RepositoryNotADirectoryError,
@@ -51,6 +52,7 @@ __all__ = [
     "FileView",
     "Hints",
     "InternalError",
+    "ModelError",
     "PluginError",
     "RepositoryError",
     "RepositoryNotADirectoryError",
@@ -149,6 +151,8 @@ class Session:
         if config is not None and not isinstance(config, Config):
             raise ConfigError(f"config must be a deepdiscovery.Config, got {type(config).__name__}")
         self.config: Config = config or Config()
+        if embedder is not None and self.config.embedder_model is not None:
+            raise ConfigError("give embedder= or Config(embedder_model=...), not both")
         rules_text = _read_rules(rules)
         session_options = json.dumps(self.config.to_session_options(rules_text))
         llm_spec = _llm_spec(llm)

@@ -329,6 +329,12 @@ def _plugin_options(sub: argparse.ArgumentParser) -> None:
         metavar="VAR",
         help="the environment variable holding its key (default OPENAI_API_KEY)",
     )
+    group.add_argument(
+        "--embedder-model",
+        metavar="DIR",
+        help="a sentence-transformers folder run in-process (no endpoint, no key): it "
+        "embeds the task and the best candidates' definitions",
+    )
 
 
 def _plugins(args: argparse.Namespace) -> Dict[str, Any]:
@@ -351,6 +357,11 @@ def _plugins(args: argparse.Namespace) -> Dict[str, Any]:
         raise _UsageError("--llm-base-url needs --llm-model")
     if args.embedding_base_url and not args.embedding_model:
         raise _UsageError("--embedding-base-url needs --embedding-model")
+    if args.embedding_model and getattr(args, "embedder_model", None):
+        raise _UsageError(
+            "--embedder-model runs a model in-process, --embedding-model asks an endpoint: "
+            "give one of them"
+        )
     if args.llm_model:
         plugins["llm"] = OpenAIChat(
             args.llm_model,
@@ -458,7 +469,12 @@ def _mcp(args: argparse.Namespace) -> int:
         return 1
     if args.llm == "sampling":
         plugins["llm"] = mcp_server.SamplingLLM()
-    return mcp_server.serve(args.repo, **plugins)
+    config = None
+    if args.embedder_model is not None:
+        # A server answers many queries: the session watches the tree, as Config's
+        # default does.
+        config = Config(embedder_model=args.embedder_model)
+    return mcp_server.serve(args.repo, config=config, **plugins)
 
 
 def _no_mcp_sdk() -> str:
@@ -534,6 +550,8 @@ def _config(args: argparse.Namespace) -> Config:
         changes["cache"] = False
     if getattr(args, "cache_dir", None) is not None:
         changes["cache_dir"] = args.cache_dir
+    if getattr(args, "embedder_model", None) is not None:
+        changes["embedder_model"] = args.embedder_model
     # One query per process: nothing to gain from watching the tree.
     return Config(watch=False, **changes)
 

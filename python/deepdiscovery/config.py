@@ -133,6 +133,12 @@ class Config:
       of every file (True). For sessions queried again and again (notebooks, agents,
       the MCP server); the answers are the same either way. The one-shot
       :func:`discover` and :func:`locate` and the CLI do not watch.
+    - ``embedder_model``: a sentence-transformers folder (``config.json``,
+      ``model.safetensors``, ``tokenizer.json``) whose model runs in-process, in Rust,
+      and embeds the task and the best candidates' definitions (None: no embedder).
+      Their similarity is evidence of its own ("semantic match: ..."). A folder that
+      cannot be used raises :class:`~deepdiscovery.ModelError` when the session opens.
+      Not with ``embedder=`` too: one embedder a session.
     """
 
     anchors: int = 8
@@ -175,6 +181,7 @@ class Config:
     cache: bool = True
     cache_dir: Optional[str] = None
     watch: bool = True
+    embedder_model: Optional[str] = None
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -191,6 +198,12 @@ class Config:
             if not isinstance(self.cache_dir, (str, os.PathLike)):
                 raise ConfigError(f"cache_dir must be a path or None, got {self.cache_dir!r}")
             object.__setattr__(self, "cache_dir", os.fspath(self.cache_dir))
+        if self.embedder_model is not None:
+            if not isinstance(self.embedder_model, (str, os.PathLike)):
+                raise ConfigError(
+                    f"embedder_model must be a path or None, got {self.embedder_model!r}"
+                )
+            object.__setattr__(self, "embedder_model", os.fspath(self.embedder_model))
         if not (self.preset in ("auto", "paper") or isinstance(self.preset, Weights)):
             raise ConfigError(f"preset must be 'auto', 'paper' or Weights, got {self.preset!r}")
         for name in (
@@ -309,6 +322,8 @@ class Config:
         if self.cache_dir is not None:
             options["cache_dir"] = self.cache_dir
         options["watch"] = self.watch
+        if self.embedder_model is not None:
+            options["embedder_model"] = self.embedder_model
         return options
 
     def to_dict(self) -> Dict[str, Any]:

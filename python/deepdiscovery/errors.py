@@ -11,6 +11,7 @@ __all__ = [
     "ConfigError",
     "DeepDiscoveryError",
     "InternalError",
+    "ModelError",
     "PluginError",
     "RepositoryError",
     "RepositoryNotADirectoryError",
@@ -41,6 +42,12 @@ class TaskError(DeepDiscoveryError, ValueError):
 
 class ConfigError(DeepDiscoveryError, ValueError):
     """An option is unknown, of the wrong type or out of range (the message names it)."""
+
+
+class ModelError(ConfigError):
+    """The model folder given as ``embedder_model`` cannot be used: missing, truncated,
+    corrupt, or of a shape this build does not read (the message names the file).
+    """
 
 
 class InternalError(DeepDiscoveryError, RuntimeError):

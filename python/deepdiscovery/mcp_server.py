@@ -64,7 +64,7 @@ from mcp.types import (
 )
 from pydantic import BaseModel, Field, ValidationError
 
-from deepdiscovery import ContextPackage, Session, __version__
+from deepdiscovery import Config, ContextPackage, Session, __version__
 from deepdiscovery.formatting import format_anchors
 from deepdiscovery.errors import DeepDiscoveryError, PluginError
 
@@ -418,8 +418,10 @@ def _why_no_sampling(ctx: Optional[Context]) -> Optional[str]:
 class Repository:
     """The repository root, fixed at start, and the one session that serves it."""
 
-    def __init__(self, root: str, llm: Any = None, embedder: Any = None) -> None:
-        self.session = Session(os.path.abspath(root), llm=llm, embedder=embedder)
+    def __init__(
+        self, root: str, llm: Any = None, embedder: Any = None, config: Optional[Config] = None
+    ) -> None:
+        self.session = Session(os.path.abspath(root), config=config, llm=llm, embedder=embedder)
         self.root = os.path.realpath(root)
         self._given = os.path.abspath(root)
         self._sampling = llm if isinstance(llm, SamplingLLM) else None
@@ -744,13 +746,16 @@ def _tool(server: MCPServer, title: str) -> Callable[[_F], _F]:
     return register
 
 
-def build_server(root: str, llm: Any = None, embedder: Any = None) -> MCPServer:
+def build_server(
+    root: str, llm: Any = None, embedder: Any = None, config: Optional[Config] = None
+) -> MCPServer:
     """The MCP server of the repository at ``root`` (its session is opened here, so a
     missing root raises :class:`deepdiscovery.RepositoryError` before anything is served).
     ``llm`` and ``embedder`` are the session's plug-ins (see :class:`deepdiscovery.Session`):
     with a model, every query runs the paper's LLM-assisted terms. A :class:`SamplingLLM`
-    asks the host agent's own model, through each tool call's client."""
-    repo = Repository(root, llm=llm, embedder=embedder)
+    asks the host agent's own model, through each tool call's client. ``config`` holds
+    the session's options (``embedder_model`` among them); the defaults without it."""
+    repo = Repository(root, llm=llm, embedder=embedder, config=config)
     server: MCPServer = MCPServer(
         "deepdiscovery",
         version=__version__,
@@ -821,10 +826,12 @@ def build_server(root: str, llm: Any = None, embedder: Any = None) -> MCPServer:
     return server
 
 
-def serve(root: str, llm: Any = None, embedder: Any = None) -> int:
+def serve(
+    root: str, llm: Any = None, embedder: Any = None, config: Optional[Config] = None
+) -> int:
     """Serves the repository at ``root`` over standard input and output until the client
     closes them; returns the exit status."""
-    server = build_server(root, llm=llm, embedder=embedder)
+    server = build_server(root, llm=llm, embedder=embedder, config=config)
     try:
         server.run("stdio")
     except KeyboardInterrupt:

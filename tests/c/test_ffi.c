@@ -329,6 +329,34 @@ static int embed_letters(void *user_data, const char *const *texts, size_t n, fl
   return 0;
 }
 
+/* The in-process embedder: a model folder opens and answers; a broken one is
+ * DD_STATUS_MODEL with the file named, and no handle. */
+static void test_embedder_model(const char *repo, const char *model) {
+  char config[4608];
+  dd_session *session = NULL;
+  char *out = NULL;
+  char *error = NULL;
+  snprintf(config, sizeof config, "{\"embedder_model\": \"%s\"}", model);
+  CHECK(dd_session_open(repo, config, &session, &error) == DD_STATUS_OK);
+  CHECK(session != NULL && error == NULL);
+  CHECK(dd_locate(session, TASK, NULL, &out, &error) == DD_STATUS_OK);
+  CHECK(out != NULL &&
+        strcmp(member(jm_first(jm_get(out, "anchors")), "path"), EXPECTED_FIRST) == 0);
+  dd_string_free(out);
+  out = NULL;
+  dd_session_free(session);
+  session = NULL;
+
+  snprintf(config, sizeof config, "{\"embedder_model\": \"%s/no-such-folder\"}", model);
+  dd_status status = dd_session_open(repo, config, &session, &error);
+  check_failure("open with a missing model folder", status, DD_STATUS_MODEL, NULL, error,
+                "not a directory");
+  status = dd_session_open(repo, "{\"embedder_model\": 3}", &session, &error);
+  check_failure("open with a model that is no string", status, DD_STATUS_INVALID_CONFIG, NULL,
+                error, "config.embedder_model must be a string");
+  CHECK(strcmp(dd_status_str(DD_STATUS_MODEL), "DD_STATUS_MODEL") == 0);
+}
+
 static void test_plugins(const char *repo) {
   counter calls = {PTHREAD_MUTEX_INITIALIZER, 0};
   dd_session *session = NULL;
@@ -519,8 +547,8 @@ int main(int argc, char **argv) {
   char repo[4096];
   char a_file[4096];
   setvbuf(stdout, NULL, _IOLBF, 0); /* keep the order with stderr and sanitizer reports */
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s FIXTURES_DIR\n", argv[0]);
+  if (argc != 2 && argc != 3) {
+    fprintf(stderr, "usage: %s FIXTURES_DIR [TINY_MODEL_DIR]\n", argv[0]);
     return 2;
   }
   snprintf(repo, sizeof repo, "%s/locate_app", argv[1]);
@@ -530,6 +558,9 @@ int main(int argc, char **argv) {
   test_main_flow(repo);
   test_errors(repo, a_file);
   test_plugins(repo);
+  if (argc == 3) {
+    test_embedder_model(repo, argv[2]);
+  }
   test_threads(repo);
   test_panic(repo);
   test_removed_root();

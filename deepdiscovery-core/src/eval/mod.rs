@@ -23,7 +23,9 @@ pub mod run;
 pub mod tasks;
 
 pub use checkout::{CHECKOUTS_ENV, MIRRORS_ENV, ensure_checkout, find_mirror, remove_dir};
-pub use run::{Checkouts, Mode, Outcome, RunOptions, TaskResult, TaskRun, run_at, run_in};
+pub use run::{
+    Checkouts, Mode, Outcome, RunEmbedder, RunOptions, TaskResult, TaskRun, run_at, run_in,
+};
 pub use tasks::{EvalTask, TaskFileError, load_tasks, parse_tasks};
 
 use serde::{Deserialize, Serialize};

@@ -52,10 +52,23 @@ pub struct RunOptions {
     pub mode: Mode,
     /// The configuration of `discover`; [`Mode::Locate`] uses its Location part.
     pub config: DiscoverConfig,
+    /// The embedder every task's session gets (the in-process transformer of
+    /// `eval_tasks --embedder-model`, loaded once for the run), if any.
+    pub embedder: Option<RunEmbedder>,
     /// Keep the feature rows of the candidates (the training data of `make train`):
     /// the learned scorer's rows with [`Mode::Locate`], the learned change-set
     /// completion's without.
     pub features: bool,
+}
+
+/// An embedder shared by every task of a run.
+#[derive(Clone)]
+pub struct RunEmbedder(pub Arc<dyn crate::plugins::Embedder>);
+
+impl std::fmt::Debug for RunEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RunEmbedder(dimension {})", self.0.dimension())
+    }
 }
 
 /// Where a run finds its tasks' repositories ([`run_checkout`]).
@@ -190,6 +203,9 @@ pub fn run_at(
     };
     if let Some(cache) = cache {
         session = session.with_disk_cache(Arc::clone(cache));
+    }
+    if let Some(RunEmbedder(embedder)) = &options.embedder {
+        session = session.with_embedder(Arc::clone(embedder));
     }
     let mut outcome = run_in(&session, task, options);
     if let Outcome::Ran(run) = &mut outcome {

@@ -10,6 +10,7 @@ pub mod config;
 mod grammar;
 mod sites;
 mod summary;
+pub(crate) mod units;
 
 pub(crate) use grammar::grammar_shapes;
 pub(crate) use grammar::prepare as prepare_grammars;

@@ -107,14 +107,16 @@ pub const COMPLETION_FEATURES: [&str; COMPLETION_FEATURE_COUNT] = [
     "log_size",
     "depth",
     // Evidence beyond the task's words: the candidate's best definition's match, a
-    // past commit whose message matches the task changed it, the vocabulary bridge.
+    // past commit whose message matches the task changed it, the vocabulary bridge,
+    // and an embedder's cosine of its best definition (0 without one).
     "def_best",
     "past_change",
     "bridge",
+    "emb_best",
 ];
 
 /// How many features a completion row has.
-pub const COMPLETION_FEATURE_COUNT: usize = 35;
+pub const COMPLETION_FEATURE_COUNT: usize = 36;
 
 /// A candidate's row and what ties it to the context.
 #[derive(Debug, Clone)]
@@ -346,6 +348,7 @@ impl<'a> Context<'a> {
             beyond.definition,
             beyond.past_change,
             beyond.bridge,
+            beyond.semantic,
         ];
         debug_assert_eq!(row.len(), COMPLETION_FEATURE_COUNT);
         let from = match (&linked, self.anchors.get(coupling.anchor)) {

@@ -10,7 +10,7 @@ mod assist;
 pub mod bridge;
 mod counterparts;
 pub mod cues;
-pub(crate) mod definitions;
+mod definitions;
 pub mod environment;
 mod evidence;
 pub mod features;
@@ -270,6 +270,9 @@ pub(crate) struct BeyondWords {
     /// Its BM25 of the task's expansion by the vocabulary bridge over the best
     /// file's (`locate::bridge`).
     pub bridge: f32,
+    /// Its best definition's cosine with the task by an embedder (`semantic`; 0
+    /// without one, or when it was not embedded).
+    pub semantic: f32,
 }
 
 /// The ranked files whose matched terms [`Location`] keeps.

@@ -56,9 +56,10 @@ pub fn cosine01(a: &[f32], b: &[f32]) -> f32 {
     (((cos + 1.0) / 2.0) as f32).clamp(0.0, 1.0)
 }
 
-/// Embeddings of metadata views, cached by content hash for the life of a session, so
-/// that a second query pays only for views that are new or changed. The task itself
-/// is embedded on every query and never cached.
+/// Embeddings of texts (the candidates' definitions, `semantic::definition_texts`),
+/// cached by content hash for the life of a session, so that a second query pays only
+/// for texts that are new or changed. The task itself is embedded on every query and
+/// never cached.
 #[derive(Debug, Default)]
 pub(crate) struct EmbeddingCache {
     vectors: std::sync::Mutex<std::collections::HashMap<(u64, usize), Vec<f32>>>,

@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 use crate::facts::{DefKind, DocSource, Facts, Span};
-use crate::locate::definitions::units;
+use crate::facts::units::{Unit, units};
 
 /// A definition's text is cut to this many bytes (at a line's end where one fits):
 /// past it, the tokenizer's own cut (a few hundred tokens) drops it anyway.
@@ -68,7 +68,7 @@ pub fn definition_texts(path: &str, text: &str, facts: &Facts) -> Vec<Definition
 fn definition_text(
     path: &str,
     facts: &Facts,
-    unit: crate::locate::definitions::Unit,
+    unit: Unit,
 ) -> DefinitionText {
     let def = &facts.definitions[unit.index];
     let shown = def.qualified.as_deref().unwrap_or(&def.name);
@@ -142,6 +142,21 @@ mod tests {
         assert!(evict.text.contains("# evicts the oldest\n"));
         assert!(evict.text.contains("drop_oldest()"));
         assert_eq!(evict.span, Span { start: 4, end: 6 });
+    }
+
+    #[test]
+    fn a_class_docstring_right_above_its_first_method_stays_the_classs() {
+        let text = "\"\"\"Stock levels.\"\"\"\n\nclass A:\n    \"\"\"Doc of A.\"\"\"\n    @property\n    def f(self):\n        return 1\n";
+        let facts = crate::facts::extract(Language::Python, "a.py", text);
+        let texts = definition_texts("a.py", text, &facts);
+        assert_eq!(texts.len(), 3, "{texts:?}");
+        assert_eq!(texts[0].kind, DefKind::Module);
+        assert_eq!(texts[0].text, "a.py (module)\nStock levels.");
+        assert!(texts[1].text.contains("class A:\n    \"\"\"Doc of A.\"\"\"\n"));
+        assert!(!texts[1].text.contains("@property"));
+        assert!(texts[2].text.contains("    @property\n    def f(self):"));
+        assert!(!texts[2].text.contains("Doc of A"));
+        assert_eq!(texts[2].span, Span { start: 5, end: 7 });
     }
 
     #[test]

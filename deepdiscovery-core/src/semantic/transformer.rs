@@ -266,7 +266,7 @@ fn check_config(c: &Config) -> std::result::Result<(), String> {
             "num_hidden_layers",
         ),
         (
-            c.num_attention_heads >= 1 && c.hidden_size % c.num_attention_heads == 0,
+            c.num_attention_heads >= 1 && c.hidden_size.is_multiple_of(c.num_attention_heads),
             "num_attention_heads (must divide hidden_size)",
         ),
         (

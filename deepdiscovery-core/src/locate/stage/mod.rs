@@ -637,6 +637,7 @@ fn answer(
                 definition: definitions.get(&i).map_or(0.0, |d| d.best),
                 past_change: evidence::strongest(&board.evidence[i], Channel::PastChange),
                 bridge: lexical.bridged[i],
+                semantic: board.semantic.get(&i).map_or(0.0, |s| s.best),
             };
             (artifacts[i].path.clone(), words)
         })

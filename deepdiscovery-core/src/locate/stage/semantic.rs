@@ -18,12 +18,16 @@ use crate::semantic::{self, DefinitionText, FileSimilarity};
 /// The session's name for the candidates' definition texts.
 const SEMANTIC_TEXTS_PASS: &str = "semantic-texts";
 /// How many of the candidates (best first by the first scores) are embedded.
-pub(super) const SEMANTIC_FILES: usize = 32;
-/// Definitions embedded per file at most.
-const PER_FILE: usize = 16;
+const SEMANTIC_FILES: usize = 24;
+/// Definitions embedded per file at most (its module text and the five that hold
+/// the most query weight).
+const PER_FILE: usize = 6;
 /// Estimated tokens (a token per four bytes, at most [`TOKENS_PER_TEXT`] a text) of
-/// all the definitions one query embeds.
-const MAX_TOKENS: usize = 32_768;
+/// all the definitions one query embeds. The transformer runs a 256-token text in
+/// about 0.1 s on one core of the development machine (release build, candle 0.11),
+/// so this bounds a cold query's embedding near 2 to 5 s on two cores; a warm query
+/// embeds only the texts that changed.
+const MAX_TOKENS: usize = 12_288;
 /// A text's estimated tokens at most (the model cuts longer ones).
 const TOKENS_PER_TEXT: usize = 256;
 /// A file's best definition is named in its evidence from this cosine up.

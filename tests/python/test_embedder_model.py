@@ -1,0 +1,93 @@
+"""The in-process embedder (``Config(embedder_model=...)``, ``--embedder-model``) on a
+tiny BERT the tests write themselves (tests/support/tiny_model.py): it loads, runs in
+Rust, answers deterministically, and every broken folder is a ModelError at open."""
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import deepdiscovery
+
+ROOT = Path(__file__).resolve().parent.parent
+REPO = ROOT / "fixtures" / "locate_app"
+TASK = "Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`"
+
+_spec = importlib.util.spec_from_file_location("tiny_model", ROOT / "support" / "tiny_model.py")
+tiny_model = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tiny_model)
+
+
+@pytest.fixture()
+def model(tmp_path):
+    folder = tmp_path / "tiny-model"
+    tiny_model.write(str(folder))
+    return folder
+
+
+def test_a_model_folder_runs_in_process_and_answers_the_same_twice(model):
+    config = deepdiscovery.Config(embedder_model=model, watch=False)
+    assert config.embedder_model == str(model)
+    first = deepdiscovery.Session(REPO, config=config).discover(TASK)
+    second = deepdiscovery.Session(REPO, config=config).discover(TASK)
+    assert first.paths()[0] == "inventory/pricing/currency.py"
+    assert first.paths() == second.paths()
+    assert [f.score for f in first.files] == [f.score for f in second.files]
+    # The learned scorer reads the similarity as features of its own: the ranking of
+    # the shipped model (which reads none of them) is the one without an embedder.
+    plain = deepdiscovery.Session(REPO, config=deepdiscovery.Config(watch=False)).discover(TASK)
+    assert first.paths() == plain.paths()
+
+
+@pytest.mark.parametrize(
+    "break_it, says",
+    [
+        (lambda f: (f / "model.safetensors").unlink(), "model.safetensors"),
+        (lambda f: (f / "model.safetensors").write_bytes(b"\x08\x00\x00"), "model.safetensors"),
+        (lambda f: (f / "tokenizer.json").write_text("{ not json"), "tokenizer.json"),
+        (lambda f: (f / "config.json").write_text('{"hidden_size": 7}'), "config.json"),
+    ],
+)
+def test_a_broken_folder_is_a_model_error_at_open(model, break_it, says):
+    break_it(model)
+    with pytest.raises(deepdiscovery.ModelError, match=says):
+        deepdiscovery.Session(REPO, config=deepdiscovery.Config(embedder_model=model))
+
+
+def test_a_missing_folder_the_builtin_name_and_two_embedders_are_refused(tmp_path, model):
+    with pytest.raises(deepdiscovery.ModelError, match="not a directory"):
+        deepdiscovery.Session(REPO, config=deepdiscovery.Config(embedder_model=tmp_path / "none"))
+    with pytest.raises(deepdiscovery.ConfigError, match="builtin"):
+        deepdiscovery.Session(REPO, config=deepdiscovery.Config(embedder_model="builtin"))
+    with pytest.raises(deepdiscovery.ConfigError, match="not both"):
+        deepdiscovery.Session(
+            REPO,
+            config=deepdiscovery.Config(embedder_model=model),
+            embedder=lambda texts: [[1.0]] * len(texts),
+        )
+    with pytest.raises(deepdiscovery.ConfigError, match="embedder_model"):
+        deepdiscovery.Config(embedder_model=42)
+    assert issubclass(deepdiscovery.ModelError, deepdiscovery.ConfigError)
+
+
+def test_the_cli_takes_a_model_folder(model):
+    def run(*extra):
+        return subprocess.run(
+            [sys.executable, "-m", "deepdiscovery", "locate", TASK, "--repo", str(REPO),
+             "--format", "json", *extra],
+            capture_output=True, text=True, check=False,
+        )
+
+    ok = run("--embedder-model", str(model))
+    assert ok.returncode == 0, ok.stderr
+    anchors = json.loads(ok.stdout)["anchors"]
+    assert anchors[0]["path"] == "inventory/pricing/currency.py"
+    broken = run("--embedder-model", str(model / "nowhere"))
+    assert broken.returncode != 0
+    assert "not a directory" in broken.stderr
+    both = run("--embedder-model", str(model), "--embedding-model", "x")
+    assert both.returncode != 0
+    assert "one of them" in both.stderr
