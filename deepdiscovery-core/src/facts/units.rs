@@ -153,4 +153,3 @@ pub(crate) fn units(text: &str, facts: &Facts) -> Vec<Unit> {
         })
         .collect()
 }
-

@@ -36,6 +36,12 @@ pub trait Embedder: Send + Sync {
     /// Embeds a batch. Must return exactly one vector of [`Embedder::dimension`]
     /// finite numbers per text; anything else is treated as a failed call.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+    /// A hash of everything that shapes a vector (the model's weights, tokenizer,
+    /// configuration), when the embedder knows one: then its vectors are kept in the
+    /// on-disk cache under it. `None` (the default) keeps them in memory only.
+    fn model_hash(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// Cosine similarity mapped to [0, 1]; 0 for zero or mismatched vectors.

@@ -8,6 +8,7 @@
 
 pub mod similarity;
 pub mod texts;
+mod vectors;
 
 #[cfg(feature = "transformer")]
 pub mod transformer;
@@ -18,6 +19,8 @@ pub use similarity::{FileSimilarity, cosine, file_similarity};
 pub use texts::{DefinitionText, MAX_TEXT_BYTES, definition_texts};
 #[cfg(feature = "transformer")]
 pub use transformer::{Pooling, TransformerEmbedder};
+
+pub(crate) use vectors::DiskVectors;
 
 use crate::plugins::Embedder;
 use crate::{Error, Result};

@@ -7,8 +7,8 @@
 
 use serde::Serialize;
 
-use crate::facts::{DefKind, DocSource, Facts, Span};
 use crate::facts::units::{Unit, units};
+use crate::facts::{DefKind, DocSource, Facts, Span};
 
 /// A definition's text is cut to this many bytes (at a line's end where one fits):
 /// past it, the tokenizer's own cut (a few hundred tokens) drops it anyway.
@@ -65,11 +65,7 @@ pub fn definition_texts(path: &str, text: &str, facts: &Facts) -> Vec<Definition
 
 /// One definition's text: a header line (its qualified name, kind and file), then its
 /// own lines.
-fn definition_text(
-    path: &str,
-    facts: &Facts,
-    unit: Unit,
-) -> DefinitionText {
+fn definition_text(path: &str, facts: &Facts, unit: Unit) -> DefinitionText {
     let def = &facts.definitions[unit.index];
     let shown = def.qualified.as_deref().unwrap_or(&def.name);
     let mut out = format!("{shown} ({}) in {path}\n", kind_word(def.kind));
@@ -152,7 +148,11 @@ mod tests {
         assert_eq!(texts.len(), 3, "{texts:?}");
         assert_eq!(texts[0].kind, DefKind::Module);
         assert_eq!(texts[0].text, "a.py (module)\nStock levels.");
-        assert!(texts[1].text.contains("class A:\n    \"\"\"Doc of A.\"\"\"\n"));
+        assert!(
+            texts[1]
+                .text
+                .contains("class A:\n    \"\"\"Doc of A.\"\"\"\n")
+        );
         assert!(!texts[1].text.contains("@property"));
         assert!(texts[2].text.contains("    @property\n    def f(self):"));
         assert!(!texts[2].text.contains("Doc of A"));

@@ -216,6 +216,10 @@ impl Embedder for TransformerEmbedder {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         texts.par_iter().map(|t| self.embed_one(t)).collect()
     }
+
+    fn model_hash(&self) -> Option<u64> {
+        Some(self.hash)
+    }
 }
 
 /// `v / |v|`, or `v` when it is zero or not finite.

@@ -337,3 +337,57 @@ fn view_embeddings_are_cached_across_queries() {
             .any(|f| f.signals.iter().any(|s| s.contains("semantic match")))
     );
 }
+
+/// A counting embedder that names its model, so its vectors go to the disk cache.
+struct NamedModel {
+    counting: Counting,
+    model: Option<u64>,
+}
+
+impl deepdiscovery_core::Embedder for NamedModel {
+    fn dimension(&self) -> usize {
+        self.counting.dimension()
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.counting.embed(texts)
+    }
+    fn model_hash(&self) -> Option<u64> {
+        self.model
+    }
+}
+
+#[test]
+fn vectors_of_a_named_model_are_kept_on_disk_for_the_next_process() {
+    let cache = tempfile::tempdir().unwrap();
+    let run = |model: Option<u64>| {
+        let embedder = Arc::new(NamedModel {
+            counting: Counting {
+                batches: Mutex::new(Vec::new()),
+            },
+            model,
+        });
+        let disk = deepdiscovery_core::cache::DiskCache::open(cache.path()).unwrap();
+        let session = Session::open(fixture_path("locate_app"))
+            .unwrap()
+            .with_disk_cache(Arc::new(disk))
+            .with_embedder(embedder.clone());
+        let location = session
+            .locate(&Task::new(TASK).unwrap(), &LocateConfig::default())
+            .unwrap();
+        let texts: usize = embedder.counting.batches.lock().unwrap().iter().sum();
+        let ranked: Vec<(String, Vec<String>)> = location
+            .ranked
+            .iter()
+            .map(|f| (f.path.clone(), f.signals.clone()))
+            .collect();
+        (texts, ranked)
+    };
+    let (first, ranked) = run(Some(7));
+    assert!(first > 1, "the first process embeds the task and the definitions");
+    let (second, again) = run(Some(7));
+    assert_eq!(second, 0, "a second process finds every vector on disk");
+    assert_eq!(ranked, again, "and answers the same, explanations included");
+    // Another model, or one that names none, finds nothing of it.
+    assert_eq!(run(Some(8)).0, first);
+    assert_eq!(run(None).0, first);
+}

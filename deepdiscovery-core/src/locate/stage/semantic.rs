@@ -51,6 +51,19 @@ pub(super) fn semantic_evidence(
         .iter()
         .flat_map(|(_, defs)| defs.iter().map(|d| d.text.as_str()))
         .collect();
+    // Through the on-disk cache when the embedder names its model.
+    let on_disk = match (embedder.model_hash(), session.disk_cache()) {
+        (Some(model), Some(disk)) => Some(semantic::DiskVectors {
+            inner: embedder,
+            disk,
+            model,
+        }),
+        _ => None,
+    };
+    let embedder: &dyn Embedder = match &on_disk {
+        Some(cached) => cached,
+        None => embedder,
+    };
     let Some((task, vectors)) = session.embeddings().embed(embedder, &reading.text, &texts) else {
         return Err("the embedder failed or answered garbage: no semantic features".into());
     };
