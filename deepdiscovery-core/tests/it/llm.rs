@@ -383,7 +383,10 @@ fn vectors_of_a_named_model_are_kept_on_disk_for_the_next_process() {
         (texts, ranked)
     };
     let (first, ranked) = run(Some(7));
-    assert!(first > 1, "the first process embeds the task and the definitions");
+    assert!(
+        first > 1,
+        "the first process embeds the task and the definitions"
+    );
     let (second, again) = run(Some(7));
     assert_eq!(second, 0, "a second process finds every vector on disk");
     assert_eq!(ranked, again, "and answers the same, explanations included");
