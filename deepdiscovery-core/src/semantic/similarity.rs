@@ -31,15 +31,22 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     ((dot / (na.sqrt() * nb.sqrt())) as f32).clamp(-1.0, 1.0)
 }
 
+/// The grid cosines are rounded to (1/1024). A vector computed on another machine may
+/// differ in its last bits (the matrix kernels block their sums by the cache sizes they
+/// find), and a learned threshold must not see that: on the grid, it takes a cosine
+/// right at a rounding boundary to move.
+const GRID: f32 = 1024.0;
+
 /// A file's similarity from its definitions' names and vectors; `None` when it has
-/// none. Ties keep the first definition (the file's order): deterministic.
+/// none. Cosines are rounded to 1/1024; ties keep the first definition (the file's
+/// order): deterministic.
 pub fn file_similarity<'a>(
     task: &[f32],
     definitions: impl IntoIterator<Item = (&'a str, &'a [f32])>,
 ) -> Option<FileSimilarity> {
     let mut cosines: Vec<(f32, &str)> = definitions
         .into_iter()
-        .map(|(name, v)| (cosine(task, v), name))
+        .map(|(name, v)| ((cosine(task, v) * GRID).round() / GRID, name))
         .collect();
     if cosines.is_empty() {
         return None;
@@ -71,7 +78,10 @@ mod tests {
         assert_eq!(s.name, "b");
         assert!((s.best - 1.0).abs() < 1e-6);
         let expected = (1.0 + std::f32::consts::FRAC_1_SQRT_2 + 0.0) / 3.0;
-        assert!((s.top3 - expected).abs() < 1e-5, "{}", s.top3);
+        assert!((s.top3 - expected).abs() < 1.0 / 1024.0, "{}", s.top3);
+        // On the grid: 0.7071 is 724/1024.
+        let only = file_similarity(&task, [("c", &defs[2].1[..])]).unwrap();
+        assert_eq!(only.best, 724.0 / 1024.0);
         assert_eq!(file_similarity(&task, std::iter::empty()), None);
     }
 
