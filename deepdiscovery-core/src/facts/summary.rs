@@ -68,7 +68,7 @@ fn is_preamble(node: Node) -> bool {
 /// line of code that is not a licence, a banner or a directive. Imports, includes,
 /// package and `use` lines are not code here, but a comment among them counts only
 /// when it stands apart (a blank line before what follows it): a comment attached
-/// to the next line is about that line.
+/// to the next line is about that line, and one at the end of a line is about it.
 fn header(language: Language, root: Node, bytes: &[u8]) -> Option<String> {
     let mut cursor = root.walk();
     let top: Vec<Node> = root
@@ -86,12 +86,18 @@ fn header(language: Language, root: Node, bytes: &[u8]) -> Option<String> {
     let mut block = String::new();
     let mut last_row: Option<usize> = None;
     let mut after_imports = false;
+    // The last row of the last line of code: a comment that starts on it is about
+    // that line (`import x  # why`), never a header.
+    let mut code_row: Option<usize> = None;
     for node in nodes {
         if is_preamble(node) {
             continue;
         }
         if is_comment(node) {
             let row = node.start_position().row;
+            if code_row == Some(row) {
+                continue;
+            }
             if last_row.is_some_and(|r| row > r + 1) && !block.is_empty() {
                 blocks.push(std::mem::take(&mut block));
             }
@@ -106,6 +112,7 @@ fn header(language: Language, root: Node, bytes: &[u8]) -> Option<String> {
         }
         block.clear();
         last_row = None;
+        code_row = Some(node.end_position().row);
         if !is_import(node) {
             break;
         }

@@ -288,3 +288,27 @@ fn a_card_says_where_its_summary_came_from() {
         "- summary (definition Dataset): A multi-dimensional, in memory, array database."
     ));
 }
+
+#[test]
+fn a_comment_at_the_end_of_an_import_line_is_never_the_summary() {
+    // xarray's core/variable.py had `import xarray as xr  # only for Dataset and
+    // DataArray` among its imports: the card quoted it instead of the class's docstring.
+    check(
+        Language::Python,
+        "xarray/core/variable.py",
+        "from __future__ import annotations\n\nimport copy\n\
+         import xarray as xr  # only for Dataset and DataArray\n\n\
+         NON_NANOSECOND_WARNING = 'Converting non-nanosecond precision'\n\n\
+         class Variable:\n    \"\"\"A netcdf-like variable consisting of dimensions, data and attributes.\"\"\"\n\n    def copy(self):\n        pass\n",
+        Want::Definition(
+            "Variable",
+            "A netcdf-like variable consisting of dimensions, data and attributes.",
+        ),
+    );
+    check(
+        Language::Go,
+        "server/run.go",
+        "package server\n\nimport \"net/http\" // the standard server\n\nfunc Run() error {\n\treturn nil\n}\n",
+        Want::Nothing,
+    );
+}
