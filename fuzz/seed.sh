@@ -8,7 +8,7 @@ fixtures=../tests/fixtures
 corpus=target/corpus
 mkdir -p "$corpus/config" "$corpus/code_facts" "$corpus/task" "$corpus/rule_specs" "$corpus/options_json" "$corpus/mcp" \
     "$corpus/cache_entry" "$corpus/cache_tables" "$corpus/eval_scores" "$corpus/watch_listing" "$corpus/lexical_pass" "$corpus/history_log" "$corpus/bridge_model" \
-    "$corpus/package_svg" "$corpus/task_file" "$corpus/path_words"
+    "$corpus/package_svg" "$corpus/task_file" "$corpus/path_words" "$corpus/model_folder"
 # Cache payloads are JSON documents (facts) or binary indexes; the tables' payloads
 # are records; eval scores a JSON array of task scores.
 printf '{}' > "$corpus/cache_entry/seed-empty"
@@ -85,3 +85,14 @@ printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"discover
 printf '{"name":"related","arguments":{"path":"inventory/pricing/currency.py"}}' > "$corpus/mcp/related"
 printf '{"name":"explain","arguments":{"task":"currency conversion","path":"../secret.py"}}' > "$corpus/mcp/explain"
 printf '{"name":"locate","arguments":{"task":"CurrencyMismatchError","anchors":3}}' > "$corpus/mcp/locate"
+# The tiny model's files, each after the byte that makes the target replace that file
+# (0 config, 1 tokenizer, 2 weights, 3 pooling, 4 sentence config); a text to embed (6).
+tiny=$(mktemp -d)
+python3 ../tests/support/tiny_model.py "$tiny"
+k=0
+for f in config.json tokenizer.json model.safetensors 1_Pooling/config.json sentence_bert_config.json; do
+    { printf "\\$(printf '%03o' "$k")"; cat "$tiny/$f"; } > "$corpus/model_folder/seed-$k"
+    k=$((k + 1))
+done
+rm -rf "$tiny"
+printf '\006the cache is slow when the table has many columns' > "$corpus/model_folder/seed-text"

@@ -4,7 +4,8 @@
 //! becomes: one of its files whole (config, tokenizer, weights, pooling, sentence
 //! config), bytes of its weights overwritten at input-chosen places, or a text to
 //! embed with the sound model. Loading may fail (with `Error::Model`, never a panic);
-//! a folder that loads embeds any text into a finite vector of its dimension.
+//! a folder that loads embeds any text into a finite vector of its dimension, or says
+//! it cannot (an error), and the sound model embeds every text.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -36,8 +37,12 @@ fn sound() -> &'static Vec<(String, Vec<u8>)> {
     })
 }
 
+/// A loaded model answers every text with a finite vector of its dimension, or with
+/// an error (finite weights can still overflow on some text); never a NaN.
 fn check(model: &TransformerEmbedder, text: &str) {
-    let vectors = model.embed(&[text, "cache"]).expect("a loaded model embeds");
+    let Ok(vectors) = model.embed(&[text, "cache"]) else {
+        return;
+    };
     assert_eq!(vectors.len(), 2);
     for v in vectors {
         assert_eq!(v.len(), model.dimension());
@@ -75,6 +80,10 @@ fuzz_target!(|data: &[u8]| {
             } else {
                 "the cache is slow".to_string()
             };
+            if mode == 6 {
+                let v = model.embed(&[&text]).expect("the sound model embeds any text");
+                assert!(v[0].iter().all(|x| x.is_finite()));
+            }
             check(&model, &text);
         }
         Err(Error::Model { .. }) => assert!(mode != 6, "the sound model must load"),

@@ -135,6 +135,7 @@ impl TransformerEmbedder {
 
         let weights_path = folder.join("model.safetensors");
         let weights = read_bounded(&weights_path, MAX_WEIGHTS_BYTES)?;
+        check_finite(&weights).map_err(|m| Error::model(&weights_path, m))?;
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         for part in [&config_bytes, &tokenizer_bytes, &weights] {
             hasher.update(&(part.len() as u64).to_le_bytes());
@@ -202,6 +203,12 @@ impl TransformerEmbedder {
             };
             pooled.to_vec1::<f32>()
         })?;
+        if !vector.iter().all(|x| x.is_finite()) {
+            return Err(Error::plugin(
+                "transformer",
+                "the model gave a vector that is not finite",
+            ));
+        }
         Ok(normalized(vector))
     }
 }
@@ -256,6 +263,36 @@ fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>> {
         ));
     }
     std::fs::read(path).map_err(|e| Error::model(path, e.to_string()))
+}
+
+/// Refuses weights that do not parse as safetensors, or whose floating-point values are
+/// not all finite (a NaN or an infinity in one weight makes every vector through it
+/// NaN; found by the `model_folder` fuzz target).
+fn check_finite(weights: &[u8]) -> std::result::Result<(), String> {
+    let tensors = safetensors::SafeTensors::deserialize(weights).map_err(|e| e.to_string())?;
+    for (name, view) in tensors.iter() {
+        let data = view.data();
+        let finite = match view.dtype() {
+            safetensors::Dtype::F32 => data
+                .chunks_exact(4)
+                .all(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]).is_finite()),
+            // Half floats: an exponent of all ones is an infinity or a NaN.
+            safetensors::Dtype::F16 => data
+                .chunks_exact(2)
+                .all(|b| u16::from_le_bytes([b[0], b[1]]) & 0x7c00 != 0x7c00),
+            safetensors::Dtype::BF16 => data
+                .chunks_exact(2)
+                .all(|b| u16::from_le_bytes([b[0], b[1]]) & 0x7f80 != 0x7f80),
+            safetensors::Dtype::F64 => data.chunks_exact(8).all(|b| {
+                f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]).is_finite()
+            }),
+            _ => true,
+        };
+        if !finite {
+            return Err(format!("the weights of {name} are not all finite"));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses a configuration out of the bounds this reader allows.

@@ -170,3 +170,22 @@ fn malformed_side_files_are_refused() {
     std::fs::write(dir.path().join("config.json"), [0xff, 0xfe, 0x00]).unwrap();
     assert!(refused(dir.path()).contains("config.json"));
 }
+
+#[test]
+fn a_weight_that_is_not_finite_is_refused() {
+    // Found by the model_folder fuzz target: one byte of a weight turned its value into
+    // a NaN, and every vector came out NaN.
+    let dir = tempfile::tempdir().unwrap();
+    write_tiny_model(dir.path()).unwrap();
+    let path = dir.path().join("model.safetensors");
+    let sound = std::fs::read(&path).unwrap();
+    let header = u64::from_le_bytes(sound[..8].try_into().unwrap()) as usize;
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        let mut weights = sound.clone();
+        let at = 8 + header + 4 * 40; // a value of the word embeddings
+        weights[at..at + 4].copy_from_slice(&bad.to_le_bytes());
+        std::fs::write(&path, &weights).unwrap();
+        let message = refused(dir.path());
+        assert!(message.contains("not all finite"), "{message}");
+    }
+}
