@@ -8,29 +8,14 @@
 //! (`locate::bridge::task_terms` and `code_terms`). A line that is no such object is
 //! reported on standard error and skipped.
 
-use std::io::{BufRead, Write};
+#[path = "support/jsonl.rs"]
+mod jsonl;
 
 use deepdiscovery_core::locate::bridge::{code_terms, task_terms};
 use serde_json::{Value, json};
 
 fn main() {
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    for (n, line) in stdin.lock().lines().enumerate() {
-        let Ok(line) = line else {
-            eprintln!("line {}: not UTF-8, skipped", n + 1);
-            continue;
-        };
-        let Some(row) = terms_of(&line) else {
-            eprintln!("line {}: not a pair object, skipped", n + 1);
-            continue;
-        };
-        if writeln!(out, "{row}").is_err() {
-            std::process::exit(1);
-        }
-    }
-    let _ = out.flush();
+    jsonl::each_line("a pair object", terms_of);
 }
 
 fn terms_of(line: &str) -> Option<Value> {

@@ -10,30 +10,15 @@
 //! inner. The language is detected from the path and the text's head, as the session
 //! does. A line that is no such object is reported on standard error and skipped.
 
-use std::io::{BufRead, Write};
+#[path = "support/jsonl.rs"]
+mod jsonl;
 
 use deepdiscovery_core::artifact::Language;
 use deepdiscovery_core::semantic::definition_texts;
 use serde_json::{Value, json};
 
 fn main() {
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    for (n, line) in stdin.lock().lines().enumerate() {
-        let Ok(line) = line else {
-            eprintln!("line {}: not UTF-8, skipped", n + 1);
-            continue;
-        };
-        let Some(row) = definitions_of(&line) else {
-            eprintln!("line {}: not a file object, skipped", n + 1);
-            continue;
-        };
-        if writeln!(out, "{row}").is_err() {
-            std::process::exit(1);
-        }
-    }
-    let _ = out.flush();
+    jsonl::each_line("a file object", definitions_of);
 }
 
 fn definitions_of(line: &str) -> Option<Value> {

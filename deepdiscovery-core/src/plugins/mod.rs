@@ -46,8 +46,19 @@ pub trait Embedder: Send + Sync {
 
 /// Cosine similarity mapped to [0, 1]; 0 for zero or mismatched vectors.
 pub fn cosine01(a: &[f32], b: &[f32]) -> f32 {
+    cosine_f64(a, b).map_or(0.0, |cos| (((cos + 1.0) / 2.0) as f32).clamp(0.0, 1.0))
+}
+
+/// Plain cosine similarity in [-1, 1]; 0 for zero or mismatched vectors.
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    cosine_f64(a, b).map_or(0.0, |cos| (cos as f32).clamp(-1.0, 1.0))
+}
+
+/// The cosine of two vectors of one length, summed in f64; `None` for a zero or
+/// mismatched vector.
+fn cosine_f64(a: &[f32], b: &[f32]) -> Option<f64> {
     if a.len() != b.len() || a.is_empty() {
-        return 0.0;
+        return None;
     }
     let (mut dot, mut na, mut nb) = (0.0f64, 0.0f64, 0.0f64);
     for (x, y) in a.iter().zip(b) {
@@ -56,10 +67,9 @@ pub fn cosine01(a: &[f32], b: &[f32]) -> f32 {
         nb += f64::from(*y) * f64::from(*y);
     }
     if na == 0.0 || nb == 0.0 {
-        return 0.0;
+        return None;
     }
-    let cos = dot / (na.sqrt() * nb.sqrt());
-    (((cos + 1.0) / 2.0) as f32).clamp(0.0, 1.0)
+    Some(dot / (na.sqrt() * nb.sqrt()))
 }
 
 /// Embeddings of texts (the candidates' definitions, `semantic::definition_texts`),

@@ -3,6 +3,8 @@
 //! which definition is best. These are features of the learned scorers, never a
 //! change to `sem`, which stays lexical.
 
+pub use crate::plugins::cosine;
+
 /// How a file's definitions match the task by their vectors.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileSimilarity {
@@ -12,23 +14,6 @@ pub struct FileSimilarity {
     pub top3: f32,
     /// The best definition's qualified name (its name where there is none).
     pub name: String,
-}
-
-/// Plain cosine of two vectors of one length; 0 for a zero or mismatched vector.
-pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    if a.len() != b.len() || a.is_empty() {
-        return 0.0;
-    }
-    let (mut dot, mut na, mut nb) = (0.0f64, 0.0f64, 0.0f64);
-    for (x, y) in a.iter().zip(b) {
-        dot += f64::from(*x) * f64::from(*y);
-        na += f64::from(*x) * f64::from(*x);
-        nb += f64::from(*y) * f64::from(*y);
-    }
-    if na == 0.0 || nb == 0.0 {
-        return 0.0;
-    }
-    ((dot / (na.sqrt() * nb.sqrt())) as f32).clamp(-1.0, 1.0)
 }
 
 /// The grid cosines are rounded to (1/1024). A vector computed on another machine may
