@@ -1,7 +1,8 @@
 //! Facts extraction of every code language (tree-sitter parse, tags query, call and
 //! decoration sites): the first byte picks the language, the rest is the file.
 //! Never panics, stays within its work budgets, and is deterministic; the file's
-//! definitions as documents (the Location stage's) lie in its text.
+//! definitions as documents (the Location stage's) and as the embedder's texts lie in
+//! its text, and those texts stay within their bound.
 #![no_main]
 
 use deepdiscovery_core::facts::{self, CODE_LANGUAGES};
@@ -16,4 +17,5 @@ fuzz_target!(|data: &[u8]| {
     let first = facts::extract(language, "fuzzed", &text);
     assert_eq!(first, facts::extract(language, "fuzzed", &text));
     deepdiscovery_core::locate::check_documents(&text, &first);
+    deepdiscovery_core::semantic::check_texts("fuzzed.x", &text, &first);
 });

@@ -19,7 +19,7 @@ pub mod transformer;
 use std::sync::Arc;
 
 pub use similarity::{FileSimilarity, cosine, file_similarity};
-pub use texts::{DefinitionText, MAX_TEXT_BYTES, definition_texts};
+pub use texts::{DefinitionText, MAX_TEXT_BYTES, check_texts, definition_texts};
 #[cfg(feature = "transformer")]
 pub use transformer::{Pooling, TransformerEmbedder};
 

@@ -40,6 +40,7 @@ pub fn definition_texts(path: &str, text: &str, facts: &Facts) -> Vec<Definition
             let mut out = format!("{path} (module)\n");
             let room = MAX_TEXT_BYTES.saturating_sub(out.len());
             out.push_str(crate::text::prefix(doc.trim(), room));
+            bound(&mut out);
             Some(DefinitionText {
                 kind: DefKind::Module,
                 name: path.to_string(),
@@ -71,6 +72,7 @@ fn definition_text(path: &str, facts: &Facts, unit: Unit) -> DefinitionText {
     let mut out = format!("{shown} ({}) in {path}\n", kind_word(def.kind));
     let room = MAX_TEXT_BYTES.saturating_sub(out.len());
     out.push_str(head(&unit.text, room));
+    bound(&mut out);
     DefinitionText {
         kind: def.kind,
         name: def.name.clone(),
@@ -78,6 +80,27 @@ fn definition_text(path: &str, facts: &Facts, unit: Unit) -> DefinitionText {
         span: unit.span,
         text: out,
     }
+}
+
+/// Cuts a text to [`MAX_TEXT_BYTES`]: a header line alone (a path or a qualified name
+/// of a hostile length) may be longer.
+fn bound(text: &mut String) {
+    let keep = crate::text::prefix(text, MAX_TEXT_BYTES).len();
+    text.truncate(keep);
+}
+
+/// The fuzz target's check of [`definition_texts`] on any text and its facts: every
+/// text is within [`MAX_TEXT_BYTES`], every span lies in the file, and the same input
+/// gives the same texts.
+#[doc(hidden)]
+pub fn check_texts(path: &str, text: &str, facts: &Facts) {
+    let texts = definition_texts(path, text, facts);
+    let lines = (text.lines().count() as u32).max(1);
+    for t in &texts {
+        assert!(t.text.len() <= MAX_TEXT_BYTES, "{} bytes", t.text.len());
+        assert!(1 <= t.span.start && t.span.start <= t.span.end && t.span.end <= lines);
+    }
+    assert_eq!(texts, definition_texts(path, text, facts));
 }
 
 /// The first lines of `text` within `max` bytes: whole lines where at least one fits,
@@ -157,6 +180,18 @@ mod tests {
         assert!(texts[2].text.contains("    @property\n    def f(self):"));
         assert!(!texts[2].text.contains("Doc of A"));
         assert_eq!(texts[2].span, Span { start: 5, end: 7 });
+    }
+
+    #[test]
+    fn a_header_of_a_hostile_length_is_cut_to_the_bound() {
+        let name = "x".repeat(3 * MAX_TEXT_BYTES);
+        let text = format!("def {name}():\n    pass\n");
+        let path = format!("{}.py", "d/".repeat(MAX_TEXT_BYTES));
+        let facts = crate::facts::extract(Language::Python, &path, &text);
+        check_texts(&path, &text, &facts);
+        let texts = definition_texts(&path, &text, &facts);
+        assert_eq!(texts.len(), 1);
+        assert_eq!(texts[0].text.len(), MAX_TEXT_BYTES);
     }
 
     #[test]
