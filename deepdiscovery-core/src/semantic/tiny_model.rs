@@ -209,3 +209,13 @@ pub fn write_tiny_model(dir: &Path) -> std::io::Result<()> {
     safetensors::serialize_to_file(views, None, &dir.join("model.safetensors"))
         .map_err(std::io::Error::other)
 }
+
+/// Writes the same tiny folder with its weights in our int8 format
+/// ([`super::quantized`]), as the built-in model ships.
+#[doc(hidden)]
+pub fn write_tiny_int8_model(dir: &Path) -> std::io::Result<()> {
+    write_tiny_model(dir)?;
+    let path = dir.join("model.safetensors");
+    let int8 = super::quantized::quantize(&std::fs::read(&path)?).map_err(std::io::Error::other)?;
+    std::fs::write(path, int8)
+}

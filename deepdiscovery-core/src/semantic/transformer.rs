@@ -6,7 +6,7 @@
 //! - `config.json`: the BERT configuration (bounded below: a hostile file is refused
 //!   before it allocates);
 //! - `model.safetensors`: the weights, F32, F16 or BF16, named as `BertModel`'s
-//!   (with or without a `bert.` prefix);
+//!   (with or without a `bert.` prefix), or our int8 file ([`super::quantized`]);
 //! - `tokenizer.json`: the tokenizer (its padding is turned off: every text is encoded
 //!   on its own, so no cosine is bent by padding);
 //! - `1_Pooling/config.json` (optional, mean pooling without it) and
@@ -26,6 +26,7 @@ use rayon::prelude::*;
 use serde::Deserialize;
 use tokenizers::{Tokenizer, TruncationParams};
 
+use super::quantized;
 use crate::plugins::Embedder;
 use crate::{Error, Result};
 
@@ -135,7 +136,10 @@ impl TransformerEmbedder {
 
         let weights_path = folder.join("model.safetensors");
         let weights = read_bounded(&weights_path, MAX_WEIGHTS_BYTES)?;
-        check_finite(&weights).map_err(|m| Error::model(&weights_path, m))?;
+        let int8 = quantized::is_quantized(&weights);
+        if !int8 {
+            check_finite(&weights).map_err(|m| Error::model(&weights_path, m))?;
+        }
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         for part in [&config_bytes, &tokenizer_bytes, &weights] {
             hasher.update(&(part.len() as u64).to_le_bytes());
@@ -145,10 +149,23 @@ impl TransformerEmbedder {
         hasher.update(&[u8::from(pooling == Pooling::Cls)]);
         let hash = hasher.digest();
 
-        let model = guard(&weights_path, || {
-            let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)?;
-            BertModel::load(vb, &config)
-        })?;
+        let model = if int8 {
+            // Our int8 file: checked and turned back into float32 here.
+            let tensors =
+                quantized::dequantize(&weights).map_err(|m| Error::model(&weights_path, m))?;
+            drop(weights);
+            guard(&weights_path, || {
+                BertModel::load(
+                    VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu),
+                    &config,
+                )
+            })?
+        } else {
+            guard(&weights_path, || {
+                let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)?;
+                BertModel::load(vb, &config)
+            })?
+        };
         let embedder = TransformerEmbedder {
             model,
             tokenizer,

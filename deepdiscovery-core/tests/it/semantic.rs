@@ -8,8 +8,8 @@ use std::path::Path;
 
 use deepdiscovery_core::Error;
 use deepdiscovery_core::plugins::Embedder;
-use deepdiscovery_core::semantic::TransformerEmbedder;
-use deepdiscovery_core::semantic::tiny_model::write_tiny_model;
+use deepdiscovery_core::semantic::tiny_model::{write_tiny_int8_model, write_tiny_model};
+use deepdiscovery_core::semantic::{self, TransformerEmbedder, quantized};
 use serde_json::json;
 
 /// The tiny model's dimension.
@@ -187,5 +187,158 @@ fn a_weight_that_is_not_finite_is_refused() {
         std::fs::write(&path, &weights).unwrap();
         let message = refused(dir.path());
         assert!(message.contains("not all finite"), "{message}");
+    }
+}
+
+/// The tiny model in our int8 format, with its float twin.
+fn tiny_pair() -> (tempfile::TempDir, TransformerEmbedder, TransformerEmbedder) {
+    let dir = tempfile::tempdir().unwrap();
+    write_tiny_model(&dir.path().join("f32")).unwrap();
+    write_tiny_int8_model(&dir.path().join("int8")).unwrap();
+    let float = TransformerEmbedder::load(dir.path().join("f32")).unwrap();
+    let int8 = TransformerEmbedder::load(dir.path().join("int8")).unwrap();
+    (dir, float, int8)
+}
+
+#[test]
+fn int8_weights_embed_as_their_float_twin_does() {
+    let (dir, float, int8) = tiny_pair();
+    let f32_bytes = std::fs::metadata(dir.path().join("f32/model.safetensors"))
+        .unwrap()
+        .len();
+    let int8_bytes = std::fs::metadata(dir.path().join("int8/model.safetensors"))
+        .unwrap()
+        .len();
+    assert!(
+        int8_bytes < f32_bytes,
+        "{int8_bytes} bytes against {f32_bytes}"
+    );
+    assert_ne!(float.model_hash(), int8.model_hash());
+    let texts = [
+        "the cache is slow",
+        "parse many dates",
+        "deep discovery table",
+    ];
+    let a = float.embed(&texts).unwrap();
+    let b = int8.embed(&texts).unwrap();
+    for (x, y) in a.iter().zip(&b) {
+        assert_ne!(x, y, "the weights were rounded");
+        let cos: f32 = x.iter().zip(y).map(|(p, q)| p * q).sum();
+        assert!(
+            cos > 0.99,
+            "cosine {cos} between the float and int8 vectors"
+        );
+    }
+}
+
+/// Rewrites the int8 model's weights with `edit` and returns the load error.
+fn edited_int8(edit: impl FnOnce(&mut Vec<u8>)) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    write_tiny_int8_model(dir.path()).unwrap();
+    let path = dir.path().join("model.safetensors");
+    let mut weights = std::fs::read(&path).unwrap();
+    edit(&mut weights);
+    std::fs::write(&path, &weights).unwrap();
+    refused(dir.path())
+}
+
+/// The header of a safetensors file (its JSON) and where the data starts.
+fn header(weights: &[u8]) -> (serde_json::Value, usize) {
+    let n = u64::from_le_bytes(weights[..8].try_into().unwrap()) as usize;
+    (serde_json::from_slice(&weights[8..8 + n]).unwrap(), 8 + n)
+}
+
+/// The weights with their header replaced (the same data after it).
+fn with_header(weights: &[u8], header: &serde_json::Value) -> Vec<u8> {
+    let (_, data) = self::header(weights);
+    let mut text = header.to_string().into_bytes();
+    while !text.len().is_multiple_of(8) {
+        text.push(b' ');
+    }
+    let mut out = (text.len() as u64).to_le_bytes().to_vec();
+    out.extend(text);
+    out.extend(&weights[data..]);
+    out
+}
+
+#[test]
+fn an_altered_int8_file_is_refused_by_its_checksum() {
+    let message = edited_int8(|w| {
+        let (_, data) = header(w);
+        w[data + 100] ^= 0x01;
+    });
+    assert!(message.contains("checksum"), "{message}");
+}
+
+#[test]
+fn a_truncated_int8_file_is_refused() {
+    let message = edited_int8(|w| w.truncate(w.len() - 3));
+    assert!(message.contains("model.safetensors"), "{message}");
+}
+
+#[test]
+fn another_version_of_the_int8_format_is_refused() {
+    let message = edited_int8(|w| {
+        let (mut h, _) = header(w);
+        h["__metadata__"]["version"] = json!("2");
+        *w = with_header(w, &h);
+    });
+    assert!(message.contains("version \"2\""), "{message}");
+}
+
+#[test]
+fn an_int8_matrix_without_its_scale_is_refused() {
+    let message = edited_int8(|w| {
+        let (mut h, _) = header(w);
+        let scale = "embeddings.word_embeddings.weight.scale";
+        // Rename the scale (its bytes stay), and sign the file again so only the
+        // pairing is wrong.
+        let entry = h[scale].clone();
+        h.as_object_mut().unwrap().remove(scale);
+        h["embeddings.word_embeddings.weight.scales"] = entry;
+        let renamed = with_header(w, &h);
+        let tensors = safetensors::SafeTensors::deserialize(&renamed).unwrap();
+        h["__metadata__"]["checksum"] = json!(quantized::checksum(&tensors));
+        *w = with_header(w, &h);
+    });
+    assert!(
+        message.contains("without embeddings.word_embeddings.weight.scale"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_scale_that_is_not_finite_is_refused() {
+    let message = edited_int8(|w| {
+        let (h, data) = header(w);
+        let at = data
+            + h["embeddings.word_embeddings.weight.scale"]["data_offsets"][0]
+                .as_u64()
+                .unwrap() as usize;
+        w[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+        let tensors = safetensors::SafeTensors::deserialize(w).unwrap();
+        let mut h = h;
+        h["__metadata__"]["checksum"] = json!(quantized::checksum(&tensors));
+        *w = with_header(w, &h);
+    });
+    assert!(
+        message.contains("scales of embeddings.word_embeddings.weight are not all finite"),
+        "{message}"
+    );
+}
+
+#[test]
+fn the_builtin_name_reads_the_folder_the_environment_gives() {
+    // Only this test sets the variable, and it names a folder that is not a model, so
+    // no other test can pick it up and pass by it.
+    let dir = tempfile::tempdir().unwrap();
+    // SAFETY: no other test reads or writes this variable.
+    unsafe { std::env::set_var(semantic::BUILTIN_MODEL_ENV, dir.path().join("nowhere")) };
+    let loaded = semantic::load_embedder(semantic::BUILTIN_MODEL);
+    unsafe { std::env::remove_var(semantic::BUILTIN_MODEL_ENV) };
+    match loaded {
+        Err(e @ Error::Model { .. }) => assert!(e.to_string().contains("nowhere"), "{e}"),
+        Err(e) => panic!("expected a model error about the folder, got {e}"),
+        Ok(_) => panic!("a folder that does not exist loaded"),
     }
 }
