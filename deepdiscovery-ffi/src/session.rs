@@ -80,8 +80,11 @@ fn task(text: &str, hints: deepdiscovery_core::Hints) -> Result<Task, Failure> {
 ///     the same either way;
 ///   - `"embedder_model"`: string, a sentence-transformers folder (`config.json`,
 ///     `model.safetensors`, `tokenizer.json`) whose model runs in-process and embeds
-///     the task and the best candidates' definitions; it is read and checked here
-///     (`DD_STATUS_MODEL` when it cannot be used).
+///     the task and the best candidates' definitions, or `"builtin"` for our tuned
+///     model (found through `$DEEPDISCOVERY_BUILTIN_MODEL`, else in the source
+///     checkout the library was built from); it is read and checked here
+///     (`DD_STATUS_MODEL` when it cannot be used, `DD_STATUS_INVALID_CONFIG` when
+///     no built-in model is found).
 ///
 /// Unknown keys are an error. Apart from an `embedder_model`, nothing is read or
 /// parsed before the first query.

@@ -332,8 +332,9 @@ def _plugin_options(sub: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--embedder-model",
         metavar="DIR",
-        help="a sentence-transformers folder run in-process (no endpoint, no key): it "
-        "embeds the task and the best candidates' definitions",
+        help="a sentence-transformers folder run in-process (no endpoint, no key), or "
+        "'builtin' for the tuned model this package ships: it embeds the task and the best "
+        "candidates' definitions",
     )
 
 

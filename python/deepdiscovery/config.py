@@ -15,7 +15,17 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from deepdiscovery.errors import ConfigError
 
-__all__ = ["Config", "Hints", "Weights"]
+__all__ = ["BUILTIN_MODEL", "Config", "Hints", "Weights", "builtin_model_folder"]
+
+#: The ``embedder_model`` that selects the tuned model this package ships.
+BUILTIN_MODEL = "builtin"
+
+
+def builtin_model_folder() -> Optional[str]:
+    """The folder of the tuned model this package ships (its model card is the
+    folder's ``README.md``), or None when this copy of the package has none."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "embedder")
+    return folder if os.path.isfile(os.path.join(folder, "model.safetensors")) else None
 
 
 @dataclass(frozen=True)
@@ -136,9 +146,12 @@ class Config:
     - ``embedder_model``: a sentence-transformers folder (``config.json``,
       ``model.safetensors``, ``tokenizer.json``) whose model runs in-process, in Rust,
       and embeds the task and the best candidates' definitions (None: no embedder).
-      Their similarity is evidence of its own ("semantic match: ..."). A folder that
-      cannot be used raises :class:`~deepdiscovery.ModelError` when the session opens.
-      Not with ``embedder=`` too: one embedder a session.
+      Their similarity is evidence of its own ("semantic match: ...") that the
+      learned scorer and the change-set completion trained with it read. ``"builtin"``
+      selects the model this package ships (:data:`BUILTIN_MODEL`: all-MiniLM-L6-v2
+      tuned on mined issue-to-fix pairs, int8, 23 MB, in ``deepdiscovery/embedder``).
+      A folder that cannot be used raises :class:`~deepdiscovery.ModelError` when the
+      session opens. Not with ``embedder=`` too: one embedder a session.
     """
 
     anchors: int = 8
@@ -323,7 +336,10 @@ class Config:
             options["cache_dir"] = self.cache_dir
         options["watch"] = self.watch
         if self.embedder_model is not None:
-            options["embedder_model"] = self.embedder_model
+            # "builtin" is this package's copy; without one, the library looks for its
+            # own (DEEPDISCOVERY_BUILTIN_MODEL, a source checkout) and says if it has none.
+            shipped = builtin_model_folder() if self.embedder_model == BUILTIN_MODEL else None
+            options["embedder_model"] = shipped or self.embedder_model
         return options
 
     def to_dict(self) -> Dict[str, Any]:

@@ -355,6 +355,20 @@ static void test_embedder_model(const char *repo, const char *model) {
   check_failure("open with a model that is no string", status, DD_STATUS_INVALID_CONFIG, NULL,
                 error, "config.embedder_model must be a string");
   CHECK(strcmp(dd_status_str(DD_STATUS_MODEL), "DD_STATUS_MODEL") == 0);
+
+  /* The tuned model we ship, by name: the library finds it in the checkout it was
+     built from, and its similarity is explained. */
+  CHECK(dd_session_open(repo, "{\"embedder_model\": \"builtin\"}", &session, &error) ==
+        DD_STATUS_OK);
+  CHECK(session != NULL && error == NULL);
+  CHECK(dd_locate(session, TASK, NULL, &out, &error) == DD_STATUS_OK);
+  CHECK(out != NULL &&
+        strcmp(member(jm_first(jm_get(out, "anchors")), "path"), EXPECTED_FIRST) == 0);
+  CHECK(out != NULL && strstr(out, "semantic match: `") != NULL);
+  dd_string_free(out);
+  out = NULL;
+  dd_session_free(session);
+  session = NULL;
 }
 
 static void test_plugins(const char *repo) {

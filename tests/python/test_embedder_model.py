@@ -36,10 +36,10 @@ def test_a_model_folder_runs_in_process_and_answers_the_same_twice(model):
     assert first.paths()[0] == "inventory/pricing/currency.py"
     assert first.paths() == second.paths()
     assert [f.score for f in first.files] == [f.score for f in second.files]
-    # The learned scorer reads the similarity as features of its own: the ranking of
-    # the shipped model (which reads none of them) is the one without an embedder.
+    # The model trained with an embedder ranks (it reads the similarity as features of
+    # its own); the task names its file, which stays first as without an embedder.
     plain = deepdiscovery.Session(REPO, config=deepdiscovery.Config(watch=False)).discover(TASK)
-    assert first.paths() == plain.paths()
+    assert first.paths()[0] == plain.paths()[0]
 
 
 @pytest.mark.parametrize(
@@ -57,11 +57,9 @@ def test_a_broken_folder_is_a_model_error_at_open(model, break_it, says):
         deepdiscovery.Session(REPO, config=deepdiscovery.Config(embedder_model=model))
 
 
-def test_a_missing_folder_the_builtin_name_and_two_embedders_are_refused(tmp_path, model):
+def test_a_missing_folder_and_two_embedders_are_refused(tmp_path, model):
     with pytest.raises(deepdiscovery.ModelError, match="not a directory"):
         deepdiscovery.Session(REPO, config=deepdiscovery.Config(embedder_model=tmp_path / "none"))
-    with pytest.raises(deepdiscovery.ConfigError, match="builtin"):
-        deepdiscovery.Session(REPO, config=deepdiscovery.Config(embedder_model="builtin"))
     with pytest.raises(deepdiscovery.ConfigError, match="not both"):
         deepdiscovery.Session(
             REPO,
@@ -91,3 +89,17 @@ def test_the_cli_takes_a_model_folder(model):
     both = run("--embedder-model", str(model), "--embedding-model", "x")
     assert both.returncode != 0
     assert "one of them" in both.stderr
+
+
+def test_the_builtin_model_ships_with_the_package_and_explains_its_matches():
+    folder = deepdiscovery.config.builtin_model_folder()
+    assert folder is not None, "the package ships its tuned model"
+    card = Path(folder, "README.md").read_text(encoding="utf-8")
+    assert "all-MiniLM-L6-v2" in card and "Apache-2.0" in card
+    config = deepdiscovery.Config(embedder_model="builtin", watch=False)
+    assert config.to_options()["embedder_model"] == folder
+    session = deepdiscovery.Session(REPO, config=config)
+    location = session.locate(TASK)
+    assert location["anchors"][0]["path"] == "inventory/pricing/currency.py"
+    signals = [s for a in location["anchors"] for s in a["signals"]]
+    assert any(s.startswith("semantic match: `") for s in signals), signals
