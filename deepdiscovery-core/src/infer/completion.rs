@@ -38,6 +38,9 @@ use crate::trees::Trees;
 const BUILTIN: &str = include_str!("completion.json");
 /// The committed model for repositories without history.
 const BUILTIN_PLAIN: &str = include_str!("completion_plain.json");
+/// The committed model for work trees with history, trained with an embedder present
+/// (it reads `emb_best`, which the other two never saw).
+const BUILTIN_SEMANTIC: &str = include_str!("completion_semantic.json");
 
 /// Location's best candidates that are considered.
 pub(super) const POOL: usize = 48;
@@ -153,17 +156,23 @@ pub(super) struct Inputs<'a> {
     pub implicit: bool,
 }
 
-/// The committed model, read once; `None` when it does not fit this build.
-pub(super) fn builtin(with_history: bool) -> Option<&'static Trees> {
+/// The committed model for a query, read once; `None` when it does not fit this
+/// build. With history, a query whose Location read an embedder's evidence gets the
+/// model trained with one (the others when it does not fit); without history, the
+/// plain model.
+pub(super) fn builtin(with_history: bool, semantic: bool) -> Option<&'static Trees> {
     static MODEL: OnceLock<Option<Trees>> = OnceLock::new();
     static PLAIN: OnceLock<Option<Trees>> = OnceLock::new();
-    let (cell, text) = if with_history {
-        (&MODEL, BUILTIN)
-    } else {
-        (&PLAIN, BUILTIN_PLAIN)
+    static SEMANTIC: OnceLock<Option<Trees>> = OnceLock::new();
+    let read = |cell: &'static OnceLock<Option<Trees>>, text: &str| {
+        cell.get_or_init(|| Trees::parse(text, &COMPLETION_FEATURES).ok())
+            .as_ref()
     };
-    cell.get_or_init(|| Trees::parse(text, &COMPLETION_FEATURES).ok())
-        .as_ref()
+    match (with_history, semantic) {
+        (false, _) => read(&PLAIN, BUILTIN_PLAIN),
+        (true, true) => read(&SEMANTIC, BUILTIN_SEMANTIC).or_else(|| read(&MODEL, BUILTIN)),
+        (true, false) => read(&MODEL, BUILTIN),
+    }
 }
 
 /// The rows of Location's best remaining candidates (none when Location did not run
@@ -640,10 +649,14 @@ mod tests {
 
     #[test]
     fn the_committed_models_fit_this_build() {
-        let model = builtin(true).expect("completion.json must match COMPLETION_FEATURES");
+        let model = builtin(true, false).expect("completion.json must match COMPLETION_FEATURES");
         crate::trees::tests::assert_faithful(model);
-        let plain = builtin(false).expect("completion_plain.json must match COMPLETION_FEATURES");
+        let plain =
+            builtin(false, false).expect("completion_plain.json must match COMPLETION_FEATURES");
         crate::trees::tests::assert_faithful(plain);
+        let semantic = Trees::parse(BUILTIN_SEMANTIC, &COMPLETION_FEATURES)
+            .expect("completion_semantic.json must match COMPLETION_FEATURES");
+        crate::trees::tests::assert_faithful(&semantic);
     }
 
     #[test]

@@ -256,6 +256,11 @@ pub struct Location {
     /// completion reads: its best definition's match and its past-change strength.
     #[serde(skip)]
     pub(crate) beyond_words: HashMap<String, BeyondWords>,
+    /// Whether an embedder's similarity was part of the evidence: then the models
+    /// trained with an embedder present ranked the candidates and complete the change
+    /// set.
+    #[serde(skip)]
+    pub(crate) semantic: bool,
 }
 
 /// Evidence of a candidate that is not a word it shares with the task.

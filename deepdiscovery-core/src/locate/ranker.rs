@@ -7,6 +7,11 @@
 //! candidate is a file the change touches. The trees are trained offline by `make
 //! train` (`benches/train_ranker.py`) on mined and development tasks, and committed
 //! as `ranker.json`.
+//!
+//! A second model, `ranker_semantic.json`, is trained on the same kind of rows with an
+//! embedder present (issue 46, item 5): it also reads the semantic features
+//! (`emb_best`, `emb_top3`, `emb_rank`). It scores a query whose candidates have that
+//! evidence; `ranker.json`, which never saw it, scores every other query.
 
 use std::sync::OnceLock;
 
@@ -15,6 +20,8 @@ use crate::trees::Trees;
 
 /// The committed model.
 const BUILTIN: &str = include_str!("ranker.json");
+/// The committed model trained with an embedder present.
+const SEMANTIC: &str = include_str!("ranker_semantic.json");
 
 /// The committed model, read once; `None` when it does not fit this build's
 /// features (then the Location stage keeps Eq. 6's hand weights).
@@ -25,11 +32,22 @@ pub(crate) fn builtin() -> Option<&'static Trees> {
         .as_ref()
 }
 
+/// The committed model trained with an embedder present, read once; `None` when it
+/// does not fit this build's features.
+pub(crate) fn semantic() -> Option<&'static Trees> {
+    static MODEL: OnceLock<Option<Trees>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| Trees::parse(SEMANTIC, &FEATURE_NAMES).ok())
+        .as_ref()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
-    fn the_committed_model_fits_this_build() {
+    fn the_committed_models_fit_this_build() {
         let model = super::builtin().expect("ranker.json must match FEATURE_NAMES");
         crate::trees::tests::assert_faithful(model);
+        let semantic = super::semantic().expect("ranker_semantic.json must match FEATURE_NAMES");
+        crate::trees::tests::assert_faithful(semantic);
     }
 }

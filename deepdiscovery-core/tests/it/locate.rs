@@ -324,12 +324,16 @@ fn an_embedder_is_evidence_of_its_own_under_the_learned_scorer_and_fused_into_eq
             vec!["currency", "exchange"],
         ]))
     };
+    let locate_text =
+        |text: &str, config: &LocateConfig, embedder: Option<std::sync::Arc<ConceptEmbedder>>| {
+            let mut session = Session::open(fixture_path("locate_app")).unwrap();
+            if let Some(e) = embedder {
+                session = session.with_embedder(e);
+            }
+            session.locate(&Task::new(text).unwrap(), config).unwrap()
+        };
     let locate_with = |config: &LocateConfig, embedder: Option<std::sync::Arc<ConceptEmbedder>>| {
-        let mut session = Session::open(fixture_path("locate_app")).unwrap();
-        if let Some(e) = embedder {
-            session = session.with_embedder(e);
-        }
-        session.locate(&Task::new(text).unwrap(), config).unwrap()
+        locate_text(text, config, embedder)
     };
     let email = "inventory/notifications/email.py";
 
@@ -361,6 +365,23 @@ fn an_embedder_is_evidence_of_its_own_under_the_learned_scorer_and_fused_into_eq
             .any(|s| s.starts_with("semantic match: `")),
         "{:?}",
         email_of(&learned).signals
+    );
+    // The model trained with an embedder present ranks when its evidence is there, and
+    // it reads the similarity: of the files that share a word with the task ("stock"),
+    // the one whose meaning matches ("runs low" for "shortages") comes first.
+    let stock = "staff never hear about stock shortages";
+    let plain_stock = locate_text(stock, &LocateConfig::default(), None);
+    let learned_stock = locate_text(stock, &LocateConfig::default(), Some(concepts()));
+    assert!(
+        rank_of(&plain_stock, email) > 1,
+        "{:?}",
+        top(&plain_stock, 5)
+    );
+    assert_eq!(
+        rank_of(&learned_stock, email),
+        1,
+        "{:?}",
+        top(&learned_stock, 5)
     );
 
     let session = Session::open(fixture_path("locate_app"))

@@ -439,7 +439,7 @@ fn order_context(o: &Ordering) -> (Vec<Scored>, Vec<Scored>, Vec<String>, Featur
     let candidates = completion::candidates(&inputs);
     let rows = completion::table(&candidates);
     // Each model as it was trained: with the history, or without one.
-    if let Some(model) = completion::builtin(deep_history.is_some()) {
+    if let Some(model) = completion::builtin(deep_history.is_some(), o.location.semantic) {
         let chosen = completion::select(model, candidates);
         complete_learned(&mut ordered, chosen, o.graph, o.normalized);
     }

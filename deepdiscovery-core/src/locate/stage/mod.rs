@@ -544,10 +544,11 @@ fn learned_ranking(
         semantic: &board.semantic,
     };
     let rows = features::compute(&inputs, &order);
-    let ranker = if learns(config) {
-        ranker::builtin()
-    } else {
-        None
+    // The model trained with an embedder scores candidates that have its evidence.
+    let ranker = match (learns(config), board.semantic.is_empty()) {
+        (false, _) => None,
+        (true, true) => ranker::builtin(),
+        (true, false) => ranker::semantic().or_else(ranker::builtin),
     };
     let (explained, probability) = match ranker {
         Some(ranker) => rerank(ranker, &order, &rows, &mut board.scores),
@@ -631,6 +632,7 @@ fn answer(
         })
         .collect();
     let anchors = ranked.iter().take(config.anchors).cloned().collect();
+    let semantic = !board.semantic.is_empty();
     let beyond_words = (0..files.len())
         .map(|i| {
             let words = super::BeyondWords {
@@ -674,6 +676,7 @@ fn answer(
             .collect(),
         query_terms: reading.query.terms.len(),
         beyond_words,
+        semantic,
         described: definitions
             .iter()
             .filter(|(_, d)| d.best >= definitions::MATCHING_SHARE)

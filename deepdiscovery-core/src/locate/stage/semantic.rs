@@ -18,18 +18,19 @@ use crate::semantic::{self, DefinitionText, FileSimilarity};
 /// The session's name for the candidates' definition texts.
 const SEMANTIC_TEXTS_PASS: &str = "semantic-texts";
 /// How many of the candidates (best first by the first scores) are embedded.
-const SEMANTIC_FILES: usize = 24;
-/// Definitions embedded per file at most (its module text and the five that hold
+const SEMANTIC_FILES: usize = 16;
+/// Definitions embedded per file at most (its module text and the three that hold
 /// the most query weight).
-const PER_FILE: usize = 6;
+const PER_FILE: usize = 4;
 /// Estimated tokens (a token per four bytes, at most [`TOKENS_PER_TEXT`] a text) of
-/// all the definitions one query embeds. The transformer runs a 256-token text in
-/// about 0.1 s on one core of the development machine (release build, candle 0.11),
-/// so this bounds a cold query's embedding near 2 to 5 s on two cores; a warm query
+/// all the definitions one query embeds. The transformer runs a 128-token text in
+/// about 0.05 s on one core of the development machine (release build, candle 0.11),
+/// so this bounds a cold query's embedding near 1 to 2 s on two cores; a warm query
 /// embeds only the texts that changed.
-const MAX_TOKENS: usize = 12_288;
-/// A text's estimated tokens at most (the model cuts longer ones).
-const TOKENS_PER_TEXT: usize = 256;
+const MAX_TOKENS: usize = 4_096;
+/// A text's estimated tokens at most: the sequence length our model is tuned on
+/// (`benches/train_embedder.py`); the model cuts longer texts.
+const TOKENS_PER_TEXT: usize = 128;
 /// A file's best definition is named in its evidence from this cosine up.
 const EXPLAINED: f32 = 0.3;
 
