@@ -5,7 +5,7 @@ PYTHON ?= python3
 VPY := $(VENV)/bin/python
 DEMO_REPO ?= tests/fixtures/mixed_app
 
-.PHONY: demo test test-rust test-python test-c test-cross test-install test-wheel install dist lint venv bench fuzz train train-embedder
+.PHONY: demo test test-rust test-python test-c test-cross test-install test-wheel install dist lint venv bench fuzz train train-embedder readme-picture
 
 DEMO_TASK ?= Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`
 
@@ -159,6 +159,12 @@ fuzz: $(VPY)
 # trainer's own scores and pin its output on the fixtures.
 # The completion reads the scorer's probabilities: after a new ranker.json, dump the
 # features again before trusting a new completion.json.
+# The models read when an embedder's evidence is there (ranker_semantic.json,
+# completion_semantic.json) train on $(FEATURES)/semantic, dumped with the shipped
+# embedder: `EMBEDDER_MODEL=python/deepdiscovery/embedder TASKS="ml=... lite=...
+# held=HELD.jsonl perf=PERF.jsonl" sh benches/features.sh $(FEATURES)/semantic`, where
+# HELD and PERF hold mined tasks of repositories the embedder never trained on
+# (benches/README.md, "Models for an embedder").
 # The vocabulary bridge (deepdiscovery-core/src/bridge/bridge.bin) is trained first, from
 # the corpus of mined task -> changed-file pairs (`benches/bridge_corpus.py`; the
 # commands are in benches/results/bridge-2026-12-06.md), when that corpus exists.
@@ -187,6 +193,15 @@ train:
 		--report benches/results/completion-plain-cv.md \
 		--train $(foreach s,train single,$(if $(wildcard $(FEATURES)/completion-plain/$(s).jsonl),$(s)=$(FEATURES)/completion-plain/$(s).jsonl)) \
 		--eval $(foreach s,sample ml lite,$(if $(wildcard $(FEATURES)/completion-plain/$(s).jsonl),$(s)=$(FEATURES)/completion-plain/$(s).jsonl))
+	$(if $(wildcard $(FEATURES)/semantic/held.jsonl),$(TRAIN_VENV)/bin/python benches/train_ranker.py \
+		--out deepdiscovery-core/src/locate/ranker_semantic.json \
+		--report benches/results/ranker-semantic-cv.md \
+		$(foreach s,ml lite held perf,$(if $(wildcard $(FEATURES)/semantic/$(s).jsonl),$(s)=$(FEATURES)/semantic/$(s).jsonl)),@echo "no $(FEATURES)/semantic: the models for an embedder are not retrained")
+	$(if $(wildcard $(FEATURES)/semantic/completion/held.jsonl),$(TRAIN_VENV)/bin/python benches/train_completion.py \
+		--out deepdiscovery-core/src/infer/completion_semantic.json \
+		--report benches/results/completion-semantic-cv.md \
+		--train held=$(FEATURES)/semantic/completion/held.jsonl \
+		--eval $(foreach s,ml lite,$(if $(wildcard $(FEATURES)/semantic/completion/$(s).jsonl),$(s)=$(FEATURES)/semantic/completion/$(s).jsonl)))
 	cargo test -q -p deepdiscovery-core --lib -- ranker completion bridge
 
 # The issue-to-code embedder (issue 46): all-MiniLM-L6-v2 (the teacher, from the PyPI
@@ -227,6 +242,13 @@ train-embedder:
 	$(TRAIN_VENV)/bin/python -m pip install -q "xxhash>=3,<5"
 	$(TRAIN_VENV)/bin/python benches/quantize_embedder.py --model $(EMBEDDER_OUT) --out $(EMBEDDER_SHIP) \
 		--parity $(EMBEDDER_PAIRS) --embed target/release/examples/embed
+
+# The README's picture (docs/package.svg): the package of the demo task on
+# tests/fixtures/locate_app, drawn by the library (history and cache off).
+# tests/python/test_docs_snippets.py fails while the committed picture is stale.
+readme-picture: $(VPY)
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop -q
+	$(VPY) tests/docs/readme_picture.py docs/package.svg
 
 lint:
 	cargo fmt --all -- --check

@@ -1,12 +1,14 @@
 """A spread sample of mined tasks: at most N per repository, evenly over its history.
 
     python3 benches/sample_mined.py MINED/mined.jsonl MINED/sample.jsonl [N]
-        [--exclude OTHER.jsonl]
+        [--exclude OTHER.jsonl] [--exclude-repos REPOS.txt]
 
 N defaults to 4 (260 tasks from the 66 repositories of benches/mined_repos.txt), small
 enough for one `eval_tasks` run in a few minutes on two cores. `--exclude` leaves out
 the tasks of another sample (the training set of `make train` is drawn apart from the
-evaluation sample). Deterministic.
+evaluation sample); `--exclude-repos` leaves out the repositories of a list (`owner/name`
+first on a line: the repositories an embedder trained on, `benches/embedder_repos.txt`,
+so that its similarity on the sample is what it is on unseen code). Deterministic.
 """
 
 import collections
@@ -16,7 +18,15 @@ import sys
 
 def main(argv):
     argv = list(argv)
-    excluded = set()
+    excluded, banned = set(), set()
+    if "--exclude-repos" in argv:
+        at = argv.index("--exclude-repos")
+        if at + 1 >= len(argv):
+            print(__doc__, file=sys.stderr)
+            return 2
+        with open(argv[at + 1], encoding="utf-8") as f:
+            banned = {l.split()[0].lower() for l in f if l.strip() and not l.startswith("#")}
+        del argv[at : at + 2]
     if "--exclude" in argv:
         at = argv.index("--exclude")
         if at + 1 >= len(argv):
@@ -33,7 +43,7 @@ def main(argv):
     with open(argv[1], encoding="utf-8") as f:
         for line in f:
             task = json.loads(line)
-            if task["id"] not in excluded:
+            if task["id"] not in excluded and task["repo"].lower() not in banned:
                 by_repo[task["repo"]].append(task)
     out = []
     for repo in sorted(by_repo, key=str.lower):
