@@ -15,12 +15,39 @@
 //!
 //! Open a [`Session`] on a repository, describe the task, and ask for its context
 //! package. The package lists the files the task needs, best first, each with its
-//! role, a metadata card or its text, and the relations that brought it in:
+//! role, a metadata card or its text, and the relations that brought it in. Here on
+//! the demo repository of this project (`tests/fixtures/locate_app`, the one `make
+//! demo` runs on):
+//!
+//! ```
+//! use deepdiscovery_core::{DiscoverConfig, Session, Task};
+//!
+//! let repo = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/locate_app");
+//! let session = Session::open(repo)?;
+//! let task = Task::new(
+//!     "Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`",
+//! )?;
+//! let mut config = DiscoverConfig::default();
+//! config.budget.max_tokens = 4_000;
+//! let package = session.discover(&task, &config)?;
+//!
+//! assert_eq!(package.file_paths()[0], "inventory/pricing/currency.py");
+//! assert!(package.budget.used_tokens <= 4_000);
+//! for file in &package.files {
+//!     println!("{:.2} {} ({}): {}", file.score, file.path, file.view.name(), file.rationale.join("; "));
+//! }
+//! let json = package.to_json(); // the schema every binding shares
+//! let prompt = package.to_markdown(); // for a prompt, within the budget
+//! # assert!(json.contains("\"schema_version\"") && !prompt.is_empty());
+//! # Ok::<(), deepdiscovery_core::Error>(())
+//! ```
+//!
+//! Any [`source::RepoSource`] works: `Session::open(path)` reads a directory on disk,
+//! [`MemorySource`] holds the files in memory:
 //!
 //! ```
 //! use deepdiscovery_core::{DiscoverConfig, MemorySource, Session, Task};
 //!
-//! // Any `RepoSource` works: `Session::open(path)` reads a directory on disk.
 //! let repo = MemorySource::from_files([
 //!     ("shop/payments.py", "from shop.gateways import StripeGateway\n\n\
 //!         def charge(order):\n    return StripeGateway().charge(order.total)\n"),
@@ -29,22 +56,10 @@
 //!     ("shop/catalog.py", "def list_products():\n    return []\n"),
 //! ])?;
 //! let session = Session::new(repo);
-//!
 //! let task = Task::new("charge() fails with TimeoutError: stripe timed out")?;
-//! let mut config = DiscoverConfig::default();
-//! config.budget.max_tokens = 4_000;
-//! let package = session.discover(&task, &config)?;
-//!
+//! let package = session.discover(&task, &DiscoverConfig::default())?;
 //! let paths = package.file_paths();
-//! assert!(paths.contains(&"shop/payments.py"));
-//! assert!(paths.contains(&"shop/gateways.py"));
-//! assert!(package.budget.used_tokens <= 4_000);
-//! for file in &package.files {
-//!     println!("{:.2} {} ({:?}): {}", file.score, file.path, file.role, file.rationale.join("; "));
-//! }
-//! // The same package as JSON (schema in `infer::package`) or as Markdown for a prompt.
-//! let _json = package.to_json();
-//! let _prompt = package.to_markdown();
+//! assert!(paths.contains(&"shop/payments.py") && paths.contains(&"shop/gateways.py"));
 //! # Ok::<(), deepdiscovery_core::Error>(())
 //! ```
 //!
