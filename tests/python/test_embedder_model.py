@@ -97,7 +97,7 @@ def test_the_builtin_model_ships_with_the_package_and_explains_its_matches():
     card = Path(folder, "README.md").read_text(encoding="utf-8")
     assert "all-MiniLM-L6-v2" in card and "Apache-2.0" in card
     config = deepdiscovery.Config(embedder_model="builtin", watch=False)
-    assert config.to_options()["embedder_model"] == folder
+    assert config.to_session_options()["embedder_model"] == folder
     session = deepdiscovery.Session(REPO, config=config)
     location = session.locate(TASK)
     assert location["anchors"][0]["path"] == "inventory/pricing/currency.py"

@@ -935,3 +935,70 @@ fn a_shallow_history_is_read_as_none_by_the_completion() {
         assert_eq!(row[partner], 0.0, "{path}: {row:?}");
     }
 }
+
+/// Copies a fixture repository's files into `repo` (an explicit stack, no recursion).
+fn copy_fixture(name: &str, repo: &Repo) {
+    let from = crate::support::fixture_path(name);
+    let mut stack = vec![from.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path
+                    .strip_prefix(&from)
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .to_string();
+                repo.write(&rel, &fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+}
+
+#[test]
+fn the_models_for_an_embedder_rank_a_repository_with_a_deep_history() {
+    use crate::locate::{ConceptEmbedder, rank_of, top};
+    let Some(mut repo) = Repo::new() else {
+        return;
+    };
+    copy_fixture("locate_app", &repo);
+    repo.commit(0, "the inventory app");
+    repo.filler(1, 40);
+    let concepts = || {
+        Arc::new(ConceptEmbedder(vec![
+            vec!["shortage", "runs low"],
+            vec!["currency"],
+        ]))
+    };
+    let locate = |config: &LocateConfig, embedder: bool| {
+        let mut session = Session::open(repo.root()).unwrap();
+        if embedder {
+            session = session.with_embedder(concepts());
+        }
+        session
+            .locate(
+                &Task::new("staff never hear about stock shortages").unwrap(),
+                config,
+            )
+            .unwrap()
+    };
+    let email = "inventory/notifications/email.py";
+    // With the history, the model trained with an embedder present reads its evidence:
+    // of the files that share a word with the task ("stock"), the one whose meaning
+    // matches ("runs low" for "shortages") comes first.
+    let plain = locate(&LocateConfig::default(), false);
+    let semantic = locate(&LocateConfig::default(), true);
+    assert!(rank_of(&plain, email) > 1, "{:?}", top(&plain, 5));
+    assert_eq!(rank_of(&semantic, email), 1, "{:?}", top(&semantic, 5));
+    // The history ignored: the default model ranks, as without the embedder (the
+    // plain change-set completion reads the scorer it was trained with).
+    let mut no_history = LocateConfig::default();
+    no_history.ablation.no_history = true;
+    assert_eq!(
+        top(&locate(&no_history, true), 10),
+        top(&locate(&no_history, false), 10)
+    );
+}

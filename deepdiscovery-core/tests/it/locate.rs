@@ -14,7 +14,7 @@ fn locate(text: &str) -> Location {
     locate_with(text, &LocateConfig::default())
 }
 
-fn rank_of(location: &Location, path: &str) -> usize {
+pub(crate) fn rank_of(location: &Location, path: &str) -> usize {
     location
         .ranked
         .iter()
@@ -23,7 +23,7 @@ fn rank_of(location: &Location, path: &str) -> usize {
         .unwrap_or(usize::MAX)
 }
 
-fn top(location: &Location, n: usize) -> Vec<&str> {
+pub(crate) fn top(location: &Location, n: usize) -> Vec<&str> {
     location
         .ranked
         .iter()
@@ -278,7 +278,7 @@ fn empty_tasks_and_bad_configs_are_errors() {
 
 /// A toy embedder: one dimension per concept, a concept being a set of synonyms, so
 /// that it relates words that share no token (what a real embedder adds to BM25).
-struct ConceptEmbedder(Vec<Vec<&'static str>>);
+pub(crate) struct ConceptEmbedder(pub(crate) Vec<Vec<&'static str>>);
 
 impl deepdiscovery_core::Embedder for ConceptEmbedder {
     fn dimension(&self) -> usize {
@@ -366,23 +366,9 @@ fn an_embedder_is_evidence_of_its_own_under_the_learned_scorer_and_fused_into_eq
         "{:?}",
         email_of(&learned).signals
     );
-    // The model trained with an embedder present ranks when its evidence is there, and
-    // it reads the similarity: of the files that share a word with the task ("stock"),
-    // the one whose meaning matches ("runs low" for "shortages") comes first.
-    let stock = "staff never hear about stock shortages";
-    let plain_stock = locate_text(stock, &LocateConfig::default(), None);
-    let learned_stock = locate_text(stock, &LocateConfig::default(), Some(concepts()));
-    assert!(
-        rank_of(&plain_stock, email) > 1,
-        "{:?}",
-        top(&plain_stock, 5)
-    );
-    assert_eq!(
-        rank_of(&learned_stock, email),
-        1,
-        "{:?}",
-        top(&learned_stock, 5)
-    );
+    // The models trained with an embedder present rank only with a deep history
+    // (history.rs): this fixture has none, so the order is the default model's.
+    assert_eq!(top(&learned, 10), top(&plain, 10));
 
     let session = Session::open(fixture_path("locate_app"))
         .unwrap()

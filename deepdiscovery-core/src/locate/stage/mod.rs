@@ -184,6 +184,11 @@ struct Board {
     scores: Vec<f32>,
     /// What an embedder says of the best candidates (empty without one).
     semantic: HashMap<usize, crate::semantic::FileSimilarity>,
+    /// Whether the models trained with an embedder present score this query and
+    /// complete its change set: its evidence is there, and the repository's history
+    /// is as deep as in their training (without one, the change-set completion's plain
+    /// model reads the scorer it was trained with).
+    semantic_models: bool,
 }
 
 impl Board {
@@ -226,6 +231,7 @@ fn first_scores(
         evidence,
         scores,
         semantic: HashMap::new(),
+        semantic_models: false,
     };
     (board, wordless)
 }
@@ -433,6 +439,11 @@ fn consult_plugins(
                         board.terms[i].sem = 0.5 * board.terms[i].sem + 0.5 * embedded;
                     }
                 }
+                let deep_history = !config.ablation.no_history
+                    && session
+                        .history_listed()
+                        .is_some_and(|h| h.commits.len() >= crate::infer::MIN_HISTORY_COMMITS);
+                board.semantic_models = deep_history && !by_file.is_empty();
                 board.semantic = by_file;
             }
             Err(note) => notes.push(note),
@@ -545,10 +556,10 @@ fn learned_ranking(
     };
     let rows = features::compute(&inputs, &order);
     // The model trained with an embedder scores candidates that have its evidence.
-    let ranker = match (learns(config), board.semantic.is_empty()) {
+    let ranker = match (learns(config), board.semantic_models) {
         (false, _) => None,
-        (true, true) => ranker::builtin(),
-        (true, false) => ranker::semantic().or_else(ranker::builtin),
+        (true, false) => ranker::builtin(),
+        (true, true) => ranker::semantic().or_else(ranker::builtin),
     };
     let (explained, probability) = match ranker {
         Some(ranker) => rerank(ranker, &order, &rows, &mut board.scores),
@@ -632,7 +643,7 @@ fn answer(
         })
         .collect();
     let anchors = ranked.iter().take(config.anchors).cloned().collect();
-    let semantic = !board.semantic.is_empty();
+    let semantic = board.semantic_models;
     let beyond_words = (0..files.len())
         .map(|i| {
             let words = super::BeyondWords {
