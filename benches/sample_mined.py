@@ -16,25 +16,29 @@ import json
 import sys
 
 
+def take_option(argv, name):
+    """Removes `name VALUE` from argv and returns the lines of the file VALUE names
+    ([] without the option); None when the value is missing."""
+    if name not in argv:
+        return []
+    at = argv.index(name)
+    if at + 1 >= len(argv):
+        return None
+    with open(argv[at + 1], encoding="utf-8") as f:
+        lines = [line for line in f if line.strip()]
+    del argv[at : at + 2]
+    return lines
+
+
 def main(argv):
     argv = list(argv)
-    excluded, banned = set(), set()
-    if "--exclude-repos" in argv:
-        at = argv.index("--exclude-repos")
-        if at + 1 >= len(argv):
-            print(__doc__, file=sys.stderr)
-            return 2
-        with open(argv[at + 1], encoding="utf-8") as f:
-            banned = {l.split()[0].lower() for l in f if l.strip() and not l.startswith("#")}
-        del argv[at : at + 2]
-    if "--exclude" in argv:
-        at = argv.index("--exclude")
-        if at + 1 >= len(argv):
-            print(__doc__, file=sys.stderr)
-            return 2
-        with open(argv[at + 1], encoding="utf-8") as f:
-            excluded = {json.loads(line)["id"] for line in f if line.strip()}
-        del argv[at : at + 2]
+    banned_lines = take_option(argv, "--exclude-repos")
+    excluded_lines = take_option(argv, "--exclude")
+    if banned_lines is None or excluded_lines is None:
+        print(__doc__, file=sys.stderr)
+        return 2
+    banned = {l.split()[0].lower() for l in banned_lines if not l.startswith("#")}
+    excluded = {json.loads(line)["id"] for line in excluded_lines}
     if len(argv) not in (3, 4):
         print(__doc__, file=sys.stderr)
         return 2
