@@ -34,7 +34,7 @@ pub(super) const PARTNER_POOL: usize = 32;
 /// A non-code file joins as a convention from this share of the commits read.
 pub(super) const MIN_CONVENTION_SHARE: f32 = 0.2;
 /// Conventions need at least this many commits to be told from chance.
-pub(crate) const MIN_COMMITS: usize = 30;
+pub(super) const MIN_COMMITS: usize = crate::source::History::DEEP_COMMITS;
 
 /// One file the history adds, with why.
 #[derive(Debug, Clone, PartialEq)]

@@ -25,9 +25,6 @@ use crate::task::{Budget, Task};
 use crate::{Error, Result, Session};
 
 pub use card::{MetadataCard, TextSpan};
-/// A history of fewer commits says nothing of what changes together (a shallow clone):
-/// the models that read the history are not used below it.
-pub(crate) use changeset::MIN_COMMITS as MIN_HISTORY_COMMITS;
 pub use completion::{COMPLETION_FEATURE_COUNT, COMPLETION_FEATURES};
 pub use expand::{Aspect, Priority, StopReason, Via};
 pub use package::{

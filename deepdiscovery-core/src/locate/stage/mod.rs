@@ -440,9 +440,7 @@ fn consult_plugins(
                     }
                 }
                 let deep_history = !config.ablation.no_history
-                    && session
-                        .history_listed()
-                        .is_some_and(|h| h.commits.len() >= crate::infer::MIN_HISTORY_COMMITS);
+                    && session.history_listed().is_some_and(|h| h.is_deep());
                 board.semantic_models = deep_history && !by_file.is_empty();
                 board.semantic = by_file;
             }

@@ -120,6 +120,15 @@ pub struct History {
 }
 
 impl History {
+    /// Commits from which a history says what changes together: fewer (a shallow
+    /// clone) say nothing, and the models that read the history are not used on them.
+    pub const DEEP_COMMITS: usize = 30;
+
+    /// Whether the history holds at least [`History::DEEP_COMMITS`] commits.
+    pub fn is_deep(&self) -> bool {
+        self.commits.len() >= Self::DEEP_COMMITS
+    }
+
     /// A history of `commits` (newest first) read from `head`, whole. For sources
     /// that read their history themselves.
     pub fn new(head: String, head_time: i64, commits: Vec<Commit>) -> History {
