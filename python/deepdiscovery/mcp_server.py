@@ -65,7 +65,7 @@ from mcp.types import (
 from pydantic import BaseModel, Field, ValidationError
 
 from deepdiscovery import Config, ContextPackage, Session, __version__
-from deepdiscovery.formatting import format_anchors
+from deepdiscovery.formatting import format_anchors, format_definitions
 from deepdiscovery.errors import DeepDiscoveryError, PluginError
 
 __all__ = [
@@ -171,10 +171,43 @@ class LlmUsage(BaseModel):
     notes: List[str] = Field(description="what each answer changed, or why it was not used")
 
 
+class Definition(BaseModel):
+    """A function, method or class the task likely concerns: where to look."""
+
+    rank: int
+    path: str
+    name: str = Field(description="its name within the file: Class.method, outer.inner")
+    kind: str
+    start: int = Field(description="its first line (1-based)")
+    end: int = Field(description="its last line")
+    score: float
+    why: List[str] = Field(description="the evidence that lists it, one line each")
+
+
+def _definitions(data: Dict[str, Any]) -> List[Definition]:
+    return [
+        Definition(
+            rank=rank,
+            path=d["path"],
+            name=d["name"],
+            kind=d["kind"],
+            start=d["span"]["start"],
+            end=d["span"]["end"],
+            score=d["score"],
+            why=list(d["why"]),
+        )
+        for rank, d in enumerate(data.get("definitions") or [], 1)
+    ]
+
+
 class DiscoverResult(BaseModel):
     """The context package of a task, without the file texts (they are in the Markdown)."""
 
     task_type: str
+    definitions: List[Definition] = Field(
+        description="where to look inside the files: the functions, methods and classes "
+        "the task most likely concerns, best first"
+    )
     files: List[PackageFile] = Field(description="the package's files, best first")
     budget: BudgetUse
     over_budget: List[str] = Field(description="selected files that did not fit the budget")
@@ -203,10 +236,14 @@ class Anchor(BaseModel):
 
 
 class LocateResult(BaseModel):
-    """The anchors of a task, best first."""
+    """The anchors of a task, best first, and where to look inside the best files."""
 
     task_type: str
     anchors: List[Anchor]
+    definitions: List[Definition] = Field(
+        description="the functions, methods and classes the task most likely concerns, "
+        "best first"
+    )
     notes: List[str]
     llm: Optional[LlmUsage] = Field(
         description="the language model's calls, tokens and fallbacks; null without a model"
@@ -508,6 +545,7 @@ class Repository:
         budget = data["budget"]
         result = DiscoverResult(
             task_type=package.task_type,
+            definitions=_definitions(data),
             files=[
                 PackageFile(
                     rank=rank,
@@ -552,10 +590,14 @@ class Repository:
                 )
                 for rank, a in enumerate(location["anchors"], 1)
             ],
+            definitions=_definitions(location),
             notes=list(location.get("notes", [])) + _unavailable(sampling),
             llm=location.get("llm"),
         )
-        return _result(format_anchors(location), result)
+        text = format_anchors(location)
+        if location.get("definitions"):
+            text += "\n\nWhere to look:\n" + format_definitions(location)
+        return _result(text, result)
 
     def related(self, path: str) -> CallToolResult:
         """The ``related`` tool: the file's edges in the repository graph, both ways."""

@@ -148,6 +148,14 @@ class ContextPackage:
         return copy.deepcopy(self._data.get("anchors", []))
 
     @property
+    def definitions(self) -> List[Dict[str, Any]]:
+        """Where to look inside the files: the functions, methods and classes the task
+        most likely concerns, best first. Each has ``path``, ``name`` (within its file:
+        ``Class.method``), ``kind``, ``span`` (``start``, ``end``: 1-based lines),
+        ``score`` and ``why`` (one line per piece of evidence)."""
+        return copy.deepcopy(self._data.get("definitions", []))
+
+    @property
     def relations(self) -> List[Dict[str, Any]]:
         """Typed relations among the selected files (from, to, relation, confidence, rationale)."""
         return copy.deepcopy(self._data.get("relations", []))

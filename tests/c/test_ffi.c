@@ -118,6 +118,10 @@ static void test_main_flow(const char *repo) {
   CHECK(rank > 0);
   CHECK(strcmp(member(jm_first(jm_get(package, "files")), "path"), EXPECTED_FIRST) == 0);
   CHECK(strcmp(member(jm_first(jm_get(package, "ranked_files")), "path"), EXPECTED_FIRST) == 0);
+  /* Where to look: the task names `convert_currency`, defined in the best file. */
+  const char *definition = jm_first(jm_get(package, "definitions"));
+  CHECK(definition != NULL && strcmp(member(definition, "path"), EXPECTED_FIRST) == 0);
+  CHECK(definition != NULL && strcmp(member(definition, "name"), "convert_currency") == 0);
   dd_string_free(package);
 
   /* Options reach the core. */
@@ -128,6 +132,7 @@ static void test_main_flow(const char *repo) {
   CHECK(dd_locate(session, TASK, "{\"anchors\": 3}", &location, &error) == DD_STATUS_OK);
   CHECK(location != NULL && error == NULL);
   CHECK(strcmp(member(jm_first(jm_get(location, "anchors")), "path"), EXPECTED_FIRST) == 0);
+  CHECK(strcmp(member(jm_first(jm_get(location, "definitions")), "name"), "convert_currency") == 0);
   dd_string_free(location);
 
   char *markdown = NULL;

@@ -132,6 +132,21 @@ def test_locate_prints_anchors_with_scores_and_signals(capsys):
     ]
 
 
+def test_locate_at_function_level_prints_where_to_look(capsys):
+    code, out, _ = run(capsys, "locate", TASK, "--repo", REPO, "--level", "function")
+    assert code == 0
+    location = deepdiscovery.locate(REPO, TASK)
+    first = location["definitions"][0]
+    heads = [line for line in out.splitlines() if line[:1].isdigit()]
+    assert len(heads) == len(location["definitions"])
+    assert heads[0].startswith(f"1. {first['path']}  {first['name']}  ({first['kind']}, lines ")
+    assert f"     - {first['why'][0]}" in out
+    code, out, _ = run(
+        capsys, "locate", TASK, "--repo", REPO, "--level", "function", "--format", "json"
+    )
+    assert code == 0 and json.loads(out) == location["definitions"]
+
+
 def test_preset_paper_scores_with_eq6_alone(capsys):
     code, out, _ = run(
         capsys, "locate", TASK, "--repo", REPO, "--preset", "paper", "--format", "json"

@@ -44,3 +44,18 @@ def test_the_learned_scorer_is_the_default_and_paper_its_ablation():
     assert paper["scorer"] == "eq6"
     assert not any("learned score" in s for a in paper["anchors"] for s in a["signals"])
     assert paper["anchors"][0]["path"] == learned["anchors"][0]["path"]
+
+
+def test_where_to_look_names_the_method_and_says_why():
+    session = deepdiscovery.Session(FIXTURES / "locate_app")
+    task = "`rebalance_shelves` moves the same items twice"
+    location = session.locate(task)
+    first = location["definitions"][0]
+    assert (first["path"], first["name"]) == ("inventory/warehouse.py", "Warehouse.rebalance_shelves")
+    assert first["kind"] in ("function", "method")
+    assert 1 <= first["span"]["start"] <= first["span"]["end"]
+    assert "the task names `rebalance_shelves`" in first["why"]
+    package = session.discover(task)
+    assert package.definitions == location["definitions"]
+    assert "## Where to look" in package.to_markdown()
+

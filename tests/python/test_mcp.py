@@ -180,6 +180,13 @@ async def test_locate_gives_the_anchors_with_scores_and_signals(client, repo):
     assert top["signals"] == location["anchors"][0]["signals"]
     assert set(top["terms"]) == {"sem", "sum", "rule", "prior"}
     assert text.startswith(f"1. {TOP}  score ") and f"     - {top['signals'][0]}" in text
+    # Where to look inside the files, as data and as text.
+    assert [(d["path"], d["name"]) for d in data["definitions"]] == [
+        (d["path"], d["name"]) for d in location["definitions"]
+    ]
+    first = data["definitions"][0]
+    assert first["rank"] == 1 and first["start"] <= first["end"] and first["why"]
+    assert "Where to look:" in text and first["name"] in text
 
 
 @pytest.mark.anyio

@@ -158,14 +158,24 @@ pub fn run_in(session: &Session, task: &EvalTask, options: &RunOptions) -> Outco
     let millis = || began.elapsed().as_secs_f64() * 1e3;
     match options.mode {
         Mode::Locate => match session.locate(&query, &config.locate()) {
-            Ok(location) => {
+            Ok(mut location) => {
                 let features = options.features.then(|| location.features.rows.clone());
+                let definition_rows = options
+                    .features
+                    .then(|| std::mem::take(&mut location.definition_rows));
                 let ms = millis();
                 let mut run = TaskRun::from_location(location, &gold, ms);
                 if let Some(rows) = features {
                     run.json
                         .insert("feature_names".into(), json!(FEATURE_NAMES.as_slice()));
                     run.json.insert("features".into(), json!(rows));
+                }
+                if let Some(rows) = definition_rows {
+                    run.json.insert(
+                        "definition_feature_names".into(),
+                        json!(crate::locate::DEFINITION_FEATURES.as_slice()),
+                    );
+                    run.json.insert("definition_features".into(), json!(rows));
                 }
                 Outcome::Ran(Box::new(run))
             }
@@ -257,6 +267,7 @@ impl TaskRun {
         let mut json = scored_json(scored, |f| f.path.as_str(), gold);
         json.insert("cost".into(), to_json(&location.cost));
         json.insert("anchors".into(), to_json(&location.anchors));
+        json.insert("definitions".into(), to_json(&location.definitions));
         json.insert("location".into(), details);
         TaskRun {
             mode: Mode::Locate,
@@ -294,6 +305,7 @@ impl TaskRun {
             json!({"files_read": budget.files_read, "files_parsed": budget.files_parsed}),
         );
         json.insert("anchors".into(), to_json(&package.anchors));
+        json.insert("definitions".into(), to_json(&package.definitions));
         json.insert("selected".into(), Value::Array(selected));
         json.insert("used_tokens".into(), budget.used_tokens.into());
         json.insert("max_tokens".into(), budget.max_tokens.into());

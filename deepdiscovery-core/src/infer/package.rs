@@ -8,7 +8,7 @@ use super::expand::{Priority, StopReason, Via};
 use super::promote::PromotionFeatures;
 use crate::artifact::{Language, Role};
 use crate::graph::Relation;
-use crate::locate::{Environment, RepoView, TaskType};
+use crate::locate::{Environment, RankedDefinition, RepoView, TaskType};
 use crate::plugins::LlmUsage;
 use crate::source::SkipStats;
 use crate::task::estimate_tokens;
@@ -216,6 +216,10 @@ pub struct ContextPackage {
     /// Constraints the change must respect, as the language model read them from the
     /// task (empty without a model).
     pub constraints: Vec<String>,
+    /// Where to look inside the files: the functions, methods and classes the task
+    /// most likely concerns, best first, each with why (the Location stage's
+    /// [`crate::locate::RankedDefinition`]s).
+    pub definitions: Vec<RankedDefinition>,
     /// The selected files, ranked.
     pub files: Vec<PackageFile>,
     /// The task anchors Ĥ.
@@ -255,6 +259,8 @@ pub struct HistoryEntry {
 
 /// Longest task excerpt rendered in Markdown.
 const TASK_EXCERPT_CHARS: usize = 1_200;
+/// Definitions rendered in Markdown's "Where to look" at most.
+const MAX_RENDERED_DEFINITIONS: usize = 8;
 /// Relations rendered in Markdown at most.
 const MAX_RENDERED_RELATIONS: usize = 40;
 
@@ -365,6 +371,7 @@ impl ContextPackage {
             }
             out.push('\n');
         }
+        out.push_str(&self.render_definitions());
         if !self.repository_view.text.is_empty() {
             out.push_str("## Repository view\n\n```text\n");
             out.push_str(&self.repository_view.text);
@@ -374,6 +381,27 @@ impl ContextPackage {
             out.push_str("```\n\n");
         }
         out.push_str("## Files\n\n");
+        out
+    }
+
+    /// "Where to look": the best definitions, each with its lines and its strongest
+    /// reason (empty when there is none).
+    fn render_definitions(&self) -> String {
+        if self.definitions.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from("## Where to look\n\n");
+        for d in self.definitions.iter().take(MAX_RENDERED_DEFINITIONS) {
+            out.push_str(&format!(
+                "- `{}` `{}` (lines {}–{})",
+                d.path, d.name, d.span.start, d.span.end
+            ));
+            if let Some(why) = d.why.first() {
+                out.push_str(&format!(": {why}"));
+            }
+            out.push('\n');
+        }
+        out.push('\n');
         out
     }
 

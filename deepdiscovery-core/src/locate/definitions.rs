@@ -52,6 +52,16 @@ pub(crate) struct FileDefinitions {
     pub span: Span,
 }
 
+/// How one definition scored as a document.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct DocumentScore {
+    /// Its BM25 over the best of all the candidates' definitions (0 when it matched
+    /// nothing).
+    pub share: f32,
+    /// The share of the title's query weight its text holds.
+    pub title: f32,
+}
+
 /// One definition as a document: what BM25 needs of it, with no text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct DefinitionTerms {
@@ -124,17 +134,24 @@ pub(crate) fn query_weight(doc: &DefinitionTerms, query: &Query) -> f32 {
 /// that has a definition matching any term. `title` says per query term whether the
 /// task's title has it. The documents' order decides ties (files in the order given,
 /// then definitions in order of their start): deterministic.
+///
+/// Also returns each document's [`DocumentScore`], per file of `files` in order:
+/// what ranks the definitions themselves (`locate::where_to_look`).
 pub(crate) fn score(
     files: &[(usize, &[DefinitionTerms])],
     query: &Query,
     title: &[bool],
-) -> HashMap<usize, FileDefinitions> {
+) -> (HashMap<usize, FileDefinitions>, Vec<Vec<DocumentScore>>) {
     let documents: Vec<(usize, &DefinitionTerms)> = files
         .iter()
         .flat_map(|&(file, docs)| docs.iter().map(move |d| (file, d)))
         .collect();
+    let mut shares: Vec<Vec<DocumentScore>> = files
+        .iter()
+        .map(|(_, d)| vec![DocumentScore::default(); d.len()])
+        .collect();
     if documents.is_empty() || query.terms.is_empty() {
-        return HashMap::new();
+        return (HashMap::new(), shares);
     }
     let count = |doc: &DefinitionTerms, term: u64| -> u16 {
         doc.terms
@@ -173,7 +190,7 @@ pub(crate) fn score(
     }
     let top = raw.iter().copied().fold(0.0f32, f32::max);
     if top <= 0.0 {
-        return HashMap::new();
+        return (HashMap::new(), shares);
     }
     let title_weight: f32 = query
         .terms
@@ -182,6 +199,20 @@ pub(crate) fn score(
         .filter(|(t, _)| title.get(*t).copied().unwrap_or(false))
         .map(|(_, (_, w))| w)
         .sum();
+    let mut k = 0;
+    for file in &mut shares {
+        for score in file.iter_mut() {
+            *score = DocumentScore {
+                share: raw[k] / top,
+                title: if title_weight > 0.0 {
+                    title_found[k] / title_weight
+                } else {
+                    0.0
+                },
+            };
+            k += 1;
+        }
+    }
     let mut by_file: HashMap<usize, FileDefinitions> = HashMap::new();
     for (k, &(file, doc)) in documents.iter().enumerate() {
         if raw[k] <= 0.0 {
@@ -209,7 +240,31 @@ pub(crate) fn score(
             entry.span = doc.span;
         }
     }
-    by_file
+    (by_file, shares)
+}
+
+/// The `n` heaviest of the task's terms that a definition's text has, heaviest first
+/// (ties in the query's order): what its explanation quotes.
+pub(crate) fn query_terms_in<'q>(
+    doc: &DefinitionTerms,
+    query: &'q Query,
+    n: usize,
+) -> Vec<&'q str> {
+    let mut found: Vec<(usize, &(String, f32))> = query
+        .terms
+        .iter()
+        .enumerate()
+        .filter(|(_, (term, _))| {
+            let hash = term_hash(term);
+            doc.terms.binary_search_by(|(t, _)| t.cmp(&hash)).is_ok()
+        })
+        .collect();
+    found.sort_by(|(a, (_, x)), (b, (_, y))| y.total_cmp(x).then(a.cmp(b)));
+    found
+        .into_iter()
+        .take(n)
+        .map(|(_, (t, _))| t.as_str())
+        .collect()
 }
 
 /// The fuzz targets' check of [`documents`] on any text and its facts: it ends,

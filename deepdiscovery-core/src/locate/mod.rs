@@ -28,6 +28,7 @@ pub mod task_type;
 mod template;
 mod tokens;
 pub mod view;
+mod where_to_look;
 
 use std::collections::HashMap;
 
@@ -48,6 +49,7 @@ pub use path_words::check_path_words;
 pub(crate) use stage::cue_symbol;
 pub use task_type::TaskType;
 pub use view::{Granularity, RepoView};
+pub use where_to_look::{DEFINITION_FEATURES, DefinitionRow, RankedDefinition, definition_names};
 
 /// Switches that turn off one term of Eq. 6 each, to measure its contribution.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -213,6 +215,10 @@ pub struct Location {
     pub weights: Weights,
     /// The compressed repository view (adaptive compression), within Γ_loc.
     pub view: RepoView,
+    /// Where to look inside the best files: the functions, methods and classes the
+    /// task most likely concerns, best first, each with why (at most
+    /// [`where_to_look::LISTED`]).
+    pub definitions: Vec<RankedDefinition>,
     /// Files read lexically, files parsed with tree-sitter, wall time in ms.
     pub cost: LocateCost,
     /// What did not go as planned and what was done instead (a plug-in that failed,
@@ -230,6 +236,10 @@ pub struct Location {
     /// --features` dumps for training.
     #[serde(skip)]
     pub features: FeatureTable,
+    /// The feature rows of every definition [`Location::definitions`] ranked (the
+    /// training data of its model, `eval_tasks --locate --features`).
+    #[serde(skip)]
+    pub definition_rows: Vec<DefinitionRow>,
     /// Per file read by the lexical pass, the hashes of the identifiers it writes
     /// ([`lexical::FileStats::words`]): where the graph's scope looks for names. A
     /// file that writes none is left out.
@@ -325,6 +335,9 @@ pub struct LocateCost {
     pub files_parsed: usize,
     /// Wall time in milliseconds.
     pub millis: f64,
+    /// Of which ranking the definitions ([`Location::definitions`]) took, in
+    /// milliseconds (reported, never a bound).
+    pub definitions_millis: f64,
 }
 
 /// Runs the Location stage on a session (see [`crate::Session::locate`]).

@@ -32,3 +32,4 @@ mod session;
 mod source;
 mod summaries;
 mod watch;
+mod where_to_look;

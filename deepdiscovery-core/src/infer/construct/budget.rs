@@ -100,6 +100,7 @@ pub(super) fn fit_to_budget(
             package.relations.truncate(8);
         } else {
             package.relations.clear();
+            package.definitions.clear();
             package.repository_view.text.clear();
             package.repository_view.tokens = 0;
             package.task = package.task.chars().take(200).collect();

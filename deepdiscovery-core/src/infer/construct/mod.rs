@@ -465,6 +465,7 @@ fn new_package(
         task_type_confidence: location.task_type.1,
         environment: location.environment.clone(),
         constraints: location.constraints.clone(),
+        definitions: location.definitions.clone(),
         files: Vec::new(),
         anchors: location
             .anchors

@@ -348,7 +348,7 @@ fn read_candidates(
         .zip(&documents)
         .filter_map(|((path, _), docs)| Some((files.by_path.index_of(path)?, docs.as_slice())))
         .collect();
-    let definitions = definitions::score(&scored, query, &title);
+    let (definitions, shares) = definitions::score(&scored, query, &title);
     for (&i, d) in &definitions {
         if d.best >= definitions::MATCHING_SHARE {
             board.evidence[i].push(Signal::remark(format!(
@@ -358,10 +358,22 @@ fn read_candidates(
             )));
         }
     }
+    // Each parsed file's documents' shares, in the order of `Narrowed::facts` (a file
+    // whose path left the listing has none).
+    let mut shares = shares.into_iter();
+    let shares = narrowed
+        .facts
+        .iter()
+        .map(|(path, _)| match files.by_path.index_of(path) {
+            Some(_) => shares.next().unwrap_or_default(),
+            None => Vec::new(),
+        })
+        .collect();
     Described {
         by_file: definitions,
         title,
         documents,
+        shares,
     }
 }
 
@@ -379,6 +391,8 @@ struct Described {
     title: Vec<bool>,
     /// The candidates' definitions as documents, in the order of `Narrowed::facts`.
     documents: Vec<Arc<Vec<definitions::DefinitionTerms>>>,
+    /// How each document scored, in the same order.
+    shares: Vec<Vec<definitions::DocumentScore>>,
 }
 
 /// The plug-ins' judgments, with the notes of the stage (history cut short, files
@@ -609,7 +623,7 @@ fn answer(
         learned,
         notes,
     } = phases;
-    let (artifacts, definitions) = (files.artifacts, described.by_file);
+    let (artifacts, definitions) = (files.artifacts, &described.by_file);
     let mut ranked = scored_files(
         artifacts,
         &board.scores,
@@ -641,6 +655,11 @@ fn answer(
         })
         .collect();
     let anchors = ranked.iter().take(config.anchors).cloned().collect();
+    let began = Instant::now();
+    let (where_to_look, definition_rows) = where_to_look(
+        &ranked, &narrowed, &described, &board, files, &reading, &lexical,
+    );
+    let definitions_millis = began.elapsed().as_secs_f64() * 1e3;
     let semantic = board.semantic_models;
     let beyond_words = (0..files.len())
         .map(|i| {
@@ -667,6 +686,7 @@ fn answer(
         },
         weights: board.weights,
         view,
+        definitions: where_to_look.clone(),
         notes,
         constraints: reading.judgment.constraints,
         llm: None,
@@ -676,6 +696,7 @@ fn answer(
             .map(|(path, _)| path.clone())
             .collect(),
         features: learned.table,
+        definition_rows,
         words: Arc::new(lexical.words),
         matched,
         probability: learned
@@ -686,17 +707,49 @@ fn answer(
         query_terms: reading.query.terms.len(),
         beyond_words,
         semantic,
-        described: definitions
-            .iter()
-            .filter(|(_, d)| d.best >= definitions::MATCHING_SHARE)
-            .map(|(&i, d)| (artifacts[i].path.clone(), d.name.clone()))
-            .collect(),
+        described: super::where_to_look::described(
+            definitions
+                .iter()
+                .filter(|(_, d)| d.best >= definitions::MATCHING_SHARE)
+                .map(|(&i, d)| (artifacts[i].path.clone(), d.name.clone()))
+                .collect(),
+            &where_to_look,
+        ),
         cost: LocateCost {
             files_read: files.len() - lexical.by_path_alone,
             files_parsed: narrowed.facts.len(),
-            millis,
+            millis: millis + definitions_millis,
+            definitions_millis,
         },
     }
+}
+
+/// Where to look inside the best files: their definitions ranked
+/// ([`super::where_to_look`]), with every candidate's feature row.
+fn where_to_look(
+    ranked: &[ScoredFile],
+    narrowed: &Narrowed,
+    described: &Described,
+    board: &Board,
+    files: &Files<'_>,
+    reading: &Reading,
+    lexical: &Lexical,
+) -> (
+    Vec<super::RankedDefinition>,
+    Vec<super::where_to_look::DefinitionRow>,
+) {
+    super::where_to_look::of_ranking(
+        ranked,
+        &narrowed.facts,
+        &described.documents,
+        &described.shares,
+        |path| {
+            let s = board.semantic.get(&files.by_path.index_of(path)?)?;
+            Some((s.name.as_str(), s.best))
+        },
+        &reading.query,
+        &lexical.resolved,
+    )
 }
 
 /// The definitions of the files of `facts` as documents ([`definitions::documents`]),
