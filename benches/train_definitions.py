@@ -43,7 +43,7 @@ KS = (1, 5, 10)
 MONOTONE = {
     "file_rank": -1, "file_share": 1, "file_definitions": 0, "in_trace": 1,
     "named_in_trace": 1, "named": 1, "lexical": 1, "lexical_in_file": 1,
-    "lexical_rank": -1, "calls_named": 1, "title": 1, "called_by_named": 1, "semantic": 1,
+    "lexical_rank": -1, "calls_named": 1, "title": 1, "called_by_named": 1, "name_words": 1, "semantic": 1,
     "lines": 0, "depth": 0,
     "callable": 0, "container": 0,
 }
@@ -68,7 +68,7 @@ def hand_set(names, x):
     return f["file_share"] * (0.35 + 0.65 * strength)
 
 
-def load(sets, tasks_files, patches_path, example, mirrors):
+def load(sets, tasks_files, patches_paths, example, mirrors):
     tasks = {}
     for path in tasks_files:
         with open(path) as f:
@@ -76,10 +76,11 @@ def load(sets, tasks_files, patches_path, example, mirrors):
                 t = json.loads(line)
                 tasks[t["id"]] = t
     patches = {}
-    with open(patches_path) as f:
-        for line in f:
-            p = json.loads(line)
-            patches[p["id"]] = p["patch"]
+    for path in patches_paths:
+        with open(path) as f:
+            for line in f:
+                p = json.loads(line)
+                patches[p["id"]] = p["patch"]
     runs, names = [], None
     for set_name, path in sets:
         with open(path) as f:
@@ -99,7 +100,9 @@ def load(sets, tasks_files, patches_path, example, mirrors):
         task = tasks[r["id"]]
         changed[r["id"]] = changed_old_lines(patches[r["id"]])
         for p in sorted(changed[r["id"]]):
-            text = git_show(mirror_of(mirrors, task["repo"]), task["base_commit"], p)
+            gitdir = next((mirror_of(m, task["repo"]) for m in mirrors
+                           if os.path.isdir(mirror_of(m, task["repo"]))), None)
+            text = git_show(gitdir, task["base_commit"], p) if gitdir else None
             if text is not None:
                 wanted[(r["id"], p)] = text
     defs = definitions_of(example, wanted)
@@ -209,9 +212,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sets", nargs="+", help="NAME=RUNS.jsonl")
     ap.add_argument("--tasks", action="append", required=True)
-    ap.add_argument("--patches", required=True)
+    ap.add_argument("--patches", required=True, action="append",
+                    help="the fixes as {id, patch} lines (shared/bench/dev_patches.jsonl; "
+                    "benches/mined_patches.py for mined tasks)")
     ap.add_argument("--definitions", required=True)
-    ap.add_argument("--mirrors", default=os.environ.get("DD_EVAL_MIRRORS"))
+    ap.add_argument("--mirrors", action="append",
+                    help="where the git mirrors are (OWNER+NAME; several: the first that "
+                    "has the repository; default $DD_EVAL_MIRRORS)")
     ap.add_argument("--eval", action="append", default=[],
                     help="NAME=RUNS.jsonl scored, never trained on: each task by the fold "
                     "model that did not see its repository (e.g. the same tasks run "
@@ -219,6 +226,7 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--report")
     args = ap.parse_args()
+    args.mirrors = args.mirrors or [os.environ.get("DD_EVAL_MIRRORS", "")]
     sets = [s.split("=", 1) for s in args.sets]
     tasks, names = load(sets, args.tasks, args.patches, args.definitions, args.mirrors)
     if not tasks:
@@ -274,7 +282,12 @@ def main():
     if args.report:
         with open(args.report, "w", encoding="utf-8") as f:
             f.write("# The order of the package's definitions: grouped CV by repository\n\n")
-            f.write("`python benches/train_definitions.py " + " ".join(args.sets) + "`\n\n")
+            named = [s.split("=", 1)[0] + "=RUNS.jsonl" for s in args.sets]
+            named += ["--eval " + e.split("=", 1)[0] + "=RUNS.jsonl" for e in args.eval]
+            f.write("`python benches/train_definitions.py --tasks … --patches … "
+                    "--definitions … " + " ".join(named) + "`\n\n"
+                    "RUNS: `eval_tasks --locate --features --with-history [--no-history]` "
+                    "on each set (`benches/features.sh`).\n\n")
             f.write(report + "\n")
     return 0
 

@@ -144,7 +144,7 @@ pub(crate) fn described(
 
 /// The features of a definition that the learned model reads, in the order of its
 /// rows ([`DefinitionRow::row`]).
-pub const DEFINITION_FEATURES: [&str; 17] = [
+pub const DEFINITION_FEATURES: [&str; 18] = [
     // Its file: rank among the files whose definitions are ranked (0 = best), score
     // over the best's, and how many definitions it has.
     "file_rank",
@@ -166,6 +166,8 @@ pub const DEFINITION_FEATURES: [&str; 17] = [
     "calls_named",
     "title",
     "called_by_named",
+    // The share of the words of its name that the task writes.
+    "name_words",
     // An embedder's cosine, when it is the file's best definition by the embedder.
     "semantic",
     // Its lines, its nesting depth, and whether it is a function or method, or a
@@ -217,6 +219,8 @@ pub(crate) fn rank(
         return (Vec::new(), Vec::new());
     }
     let named = named_symbols(query, cues);
+    let terms: std::collections::HashSet<&str> =
+        query.terms.iter().map(|(t, _)| t.as_str()).collect();
     let model = model();
     let mut out: Vec<(usize, RankedDefinition)> = Vec::new();
     let mut rows = Vec::new();
@@ -285,6 +289,7 @@ pub(crate) fn rank(
                 depth: names[k].1,
                 title: scores[k].title,
                 called_by_named: caller.is_some(),
+                name_words: name_words(&def.name, &terms),
             });
             let score = match model {
                 Some(m) => m.score(&row).0,
@@ -334,6 +339,7 @@ struct Row<'a> {
     depth: u32,
     title: f32,
     called_by_named: bool,
+    name_words: f32,
 }
 
 /// A definition's features, in the order of [`DEFINITION_FEATURES`].
@@ -364,6 +370,7 @@ fn row_of(r: &Row<'_>) -> Vec<f32> {
         flag(r.calls_named),
         r.title,
         flag(r.called_by_named),
+        r.name_words,
         r.cosine,
         (r.def.span.end.saturating_sub(r.def.span.start) + 1) as f32,
         r.depth as f32,
@@ -492,6 +499,21 @@ fn document_of<'d>(
         .iter()
         .position(|doc| doc.name == def.name && doc.span.end == def.span.end)?;
     Some((&documents[k], shares.get(k).copied().unwrap_or_default()))
+}
+
+/// The share of the words of `name` (as the lexical pass splits identifiers) that
+/// are terms of the task's query.
+fn name_words(name: &str, terms: &std::collections::HashSet<&str>) -> f32 {
+    let (mut words, mut found) = (0u32, 0u32);
+    super::lexical::tokenize(name, |t| {
+        words += 1;
+        found += u32::from(terms.contains(t.as_str()));
+    });
+    if words == 0 {
+        0.0
+    } else {
+        found as f32 / words as f32
+    }
 }
 
 /// A file's references by line: what a definition's lines reference is a slice.
