@@ -166,9 +166,12 @@ fuzz: $(VPY)
 # HELD and PERF hold mined tasks of repositories the embedder never trained on
 # (benches/README.md, "Models for an embedder").
 # The order of the package's definitions (deepdiscovery-core/src/locate/definitions.json)
-# trains on the definition rows of $(FEATURES)/lite.jsonl and ml.jsonl (the Location pass
-# of features.sh writes them), with the gold from the fixes in
-# $(DD_EVAL_BENCH)/dev_patches.jsonl (benches/train_definitions.py).
+# trains on the definition rows of $(FEATURES)/mined.jsonl, lite.jsonl and ml.jsonl (the
+# Location pass of features.sh writes them; TASKS="mined=$(MINED_TASKS) ..."), with the
+# gold from the fixes: $(DD_EVAL_BENCH)/dev_patches.jsonl, and the mined tasks' commits
+# (benches/mined_patches.py). NAME-nohist.jsonl rows (the same pass with --no-history)
+# are scored, never trained on (benches/train_definitions.py).
+MINED_TASKS ?= $(wildcard $(DD_EVAL_MINED)/tasks.jsonl)
 # The vocabulary bridge (deepdiscovery-core/src/bridge/bridge.bin) is trained first, from
 # the corpus of mined task -> changed-file pairs (`benches/bridge_corpus.py`; the
 # commands are in benches/results/bridge-2026-12-06.md), when that corpus exists.
@@ -207,11 +210,15 @@ train:
 		--train held=$(FEATURES)/semantic/completion/held.jsonl \
 		--eval $(foreach s,ml lite,$(if $(wildcard $(FEATURES)/semantic/completion/$(s).jsonl),$(s)=$(FEATURES)/semantic/completion/$(s).jsonl)))
 	$(if $(and $(DD_EVAL_BENCH),$(wildcard $(FEATURES)/lite.jsonl)),cargo build --release -q -p deepdiscovery-core --example file_definitions && \
+		$(if $(MINED_TASKS),$(PYTHON) benches/mined_patches.py --mirrors $(DD_EVAL_MIRRORS) $(MINED_TASKS) > $(FEATURES)/mined_patches.jsonl &&) \
 		$(TRAIN_VENV)/bin/python benches/train_definitions.py \
 		--tasks $(DD_EVAL_BENCH)/swebench_lite_dev.jsonl --tasks $(DD_EVAL_BENCH)/multilingual_dev.jsonl \
+		$(if $(MINED_TASKS),--tasks $(MINED_TASKS) --patches $(FEATURES)/mined_patches.jsonl) \
 		--patches $(DD_EVAL_BENCH)/dev_patches.jsonl --definitions target/release/examples/file_definitions \
-		--out deepdiscovery-core/src/locate/definitions.json --report benches/results/definitions-cv.md \
-		$(foreach s,lite ml,$(if $(wildcard $(FEATURES)/$(s).jsonl),$(s)=$(FEATURES)/$(s).jsonl)),@echo "no DD_EVAL_BENCH or $(FEATURES)/lite.jsonl: the definitions' order is not retrained")
+		--mirrors $(DD_EVAL_MIRRORS) --out deepdiscovery-core/src/locate/definitions.json \
+		--report benches/results/definitions-cv.md \
+		$(foreach s,mined lite ml,$(if $(wildcard $(FEATURES)/$(s).jsonl),$(s)=$(FEATURES)/$(s).jsonl)) \
+		$(foreach s,lite ml mined,$(if $(wildcard $(FEATURES)/$(s)-nohist.jsonl),--eval $(s)-nohist=$(FEATURES)/$(s)-nohist.jsonl)),@echo "no DD_EVAL_BENCH or $(FEATURES)/lite.jsonl: the definitions' order is not retrained")
 	cargo test -q -p deepdiscovery-core --lib -- ranker completion bridge where_to_look
 
 # The issue-to-code embedder (issue 46): all-MiniLM-L6-v2 (the teacher, from the PyPI

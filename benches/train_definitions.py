@@ -43,7 +43,7 @@ KS = (1, 5, 10)
 MONOTONE = {
     "file_rank": -1, "file_share": 1, "file_definitions": 0, "in_trace": 1,
     "named_in_trace": 1, "named": 1, "lexical": 1, "lexical_in_file": 1,
-    "lexical_rank": -1, "calls_named": 1, "title": 1, "called_by_named": 1, "name_words": 1, "semantic": 1,
+    "lexical_rank": -1, "calls_named": 1, "title": 1, "called_by_named": 1, "name_words": 1, "enclosing_named": 1, "semantic": 1,
     "lines": 0, "depth": 0,
     "callable": 0, "container": 0,
 }
@@ -64,6 +64,7 @@ def hand_set(names, x):
     add(0.7 * f["lexical"])
     add(0.3 * f["calls_named"])
     add(0.3 * f["called_by_named"])
+    add(0.2 * f["enclosing_named"])
     add(0.5 * f["semantic"])
     return f["file_share"] * (0.35 + 0.65 * strength)
 

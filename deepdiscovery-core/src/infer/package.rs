@@ -384,14 +384,17 @@ impl ContextPackage {
         out
     }
 
-    /// "Where to look": the best definitions, each with its lines and its strongest
-    /// reason (empty when there is none).
+    /// "Where to look": the best definitions with evidence of their own, each with its
+    /// lines and its first reason (empty when there is none).
     fn render_definitions(&self) -> String {
-        if self.definitions.is_empty() {
+        if self.definitions.iter().all(|d| d.why.is_empty()) {
             return String::new();
         }
         let mut out = String::from("## Where to look\n\n");
-        for d in self.definitions.iter().take(MAX_RENDERED_DEFINITIONS) {
+        // Those with evidence of their own: a definition listed for its file's rank alone
+        // is not worth a prompt's tokens.
+        let shown = self.definitions.iter().filter(|d| !d.why.is_empty());
+        for d in shown.take(MAX_RENDERED_DEFINITIONS) {
             out.push_str(&format!(
                 "- `{}` `{}` (lines {}–{})",
                 d.path, d.name, d.span.start, d.span.end

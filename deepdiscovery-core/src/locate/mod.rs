@@ -217,7 +217,7 @@ pub struct Location {
     pub view: RepoView,
     /// Where to look inside the best files: the functions, methods and classes the
     /// task most likely concerns, best first, each with why (at most
-    /// [`where_to_look::LISTED`]).
+    /// 20).
     pub definitions: Vec<RankedDefinition>,
     /// Files read lexically, files parsed with tree-sitter, wall time in ms.
     pub cost: LocateCost,

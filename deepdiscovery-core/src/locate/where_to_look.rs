@@ -55,6 +55,8 @@ const LEXICAL: f32 = 0.7;
 const CALLS_NAMED: f32 = 0.3;
 /// A definition the task names calls it.
 const CALLED_BY_NAMED: f32 = 0.3;
+/// The task names a definition enclosing it (times the cue's weight).
+const ENCLOSING_NAMED: f32 = 0.2;
 /// The embedder's best definition of the file (times its cosine).
 const SEMANTIC: f32 = 0.5;
 
@@ -144,7 +146,7 @@ pub(crate) fn described(
 
 /// The features of a definition that the learned model reads, in the order of its
 /// rows ([`DefinitionRow::row`]).
-pub const DEFINITION_FEATURES: [&str; 18] = [
+pub const DEFINITION_FEATURES: [&str; 19] = [
     // Its file: rank among the files whose definitions are ranked (0 = best), score
     // over the best's, and how many definitions it has.
     "file_rank",
@@ -166,8 +168,11 @@ pub const DEFINITION_FEATURES: [&str; 18] = [
     "calls_named",
     "title",
     "called_by_named",
-    // The share of the words of its name that the task writes.
+    // The share of the words of its name that the task writes; the strongest weight
+    // with which the task names a definition enclosing it (its class, its outer
+    // function).
     "name_words",
+    "enclosing_named",
     // An embedder's cosine, when it is the file's best definition by the embedder.
     "semantic",
     // Its lines, its nesting depth, and whether it is a function or method, or a
@@ -261,6 +266,7 @@ pub(crate) fn rank(
                     format!("its body calls `{callee}`, which the task names"),
                 );
             }
+            let enclosing = enclosing_evidence(&mut evidence, &names[k].0, &named);
             let caller = called.get(def.name.as_str()).copied();
             if let Some(caller) = caller {
                 evidence.add(
@@ -290,6 +296,7 @@ pub(crate) fn rank(
                 title: scores[k].title,
                 called_by_named: caller.is_some(),
                 name_words: name_words(&def.name, &terms),
+                enclosing_named: enclosing,
             });
             let score = match model {
                 Some(m) => m.score(&row).0,
@@ -340,6 +347,7 @@ struct Row<'a> {
     title: f32,
     called_by_named: bool,
     name_words: f32,
+    enclosing_named: f32,
 }
 
 /// A definition's features, in the order of [`DEFINITION_FEATURES`].
@@ -371,6 +379,7 @@ fn row_of(r: &Row<'_>) -> Vec<f32> {
         r.title,
         flag(r.called_by_named),
         r.name_words,
+        r.enclosing_named,
         r.cosine,
         (r.def.span.end.saturating_sub(r.def.span.start) + 1) as f32,
         r.depth as f32,
@@ -514,6 +523,25 @@ fn name_words(name: &str, terms: &std::collections::HashSet<&str>) -> f32 {
     } else {
         found as f32 / words as f32
     }
+}
+
+/// The strongest weight with which the task names one of the enclosing definitions
+/// of the definition named `in_file` ([`definition_names`]: all its segments but the
+/// last), 0 when it names none; the evidence names the innermost one named.
+fn enclosing_evidence(evidence: &mut Evidence, in_file: &str, named: &HashMap<&str, f32>) -> f32 {
+    let mut segments: Vec<&str> = in_file.split('.').collect();
+    segments.pop();
+    let weight = segments
+        .iter()
+        .filter_map(|s| named.get(s).copied())
+        .fold(0.0, f32::max);
+    if let Some(outer) = segments.iter().rev().find(|s| named.contains_key(*s)) {
+        evidence.add(
+            ENCLOSING_NAMED * weight,
+            format!("it is in `{outer}`, which the task names"),
+        );
+    }
+    weight
 }
 
 /// A file's references by line: what a definition's lines reference is a slice.
