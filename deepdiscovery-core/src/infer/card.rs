@@ -32,6 +32,10 @@ pub struct MetadataCard {
     /// Key definitions: their signature lines with line numbers (`L12 def f(x):`),
     /// those that match the task first.
     pub definitions: Vec<String>,
+    /// How many of the first `definitions` the task points at (it names them, or the
+    /// Location stage's ranked definitions put them first in the file): the
+    /// Markdown marks them.
+    pub pointed_at: usize,
     /// Definitions not listed.
     pub more_definitions: usize,
     /// Import targets, in source order.
@@ -61,6 +65,7 @@ impl MetadataCard {
             language,
             lines,
             definitions: Vec::new(),
+            pointed_at: 0,
             more_definitions: 0,
             imports: Vec::new(),
             summary: None,
@@ -77,6 +82,11 @@ impl MetadataCard {
             .take(DEFS_PER_CARD)
             .map(|d| format!("L{} {}", d.span.start, d.signature))
             .collect();
+        card.pointed_at = defs
+            .iter()
+            .take(DEFS_PER_CARD)
+            .take_while(|d| relevant(&d.name))
+            .count();
         card.more_definitions = defs.len().saturating_sub(DEFS_PER_CARD);
         card.imports = facts
             .imports
@@ -108,8 +118,13 @@ impl MetadataCard {
         }
         if !self.definitions.is_empty() {
             out.push_str("- defines:\n");
-            for d in &self.definitions {
-                out.push_str(&format!("  - `{d}`\n"));
+            for (k, d) in self.definitions.iter().enumerate() {
+                let mark = if k < self.pointed_at {
+                    " ← the task points here"
+                } else {
+                    ""
+                };
+                out.push_str(&format!("  - `{d}`{mark}\n"));
             }
             if self.more_definitions > 0 {
                 out.push_str(&format!("  - … {} more\n", self.more_definitions));
@@ -224,8 +239,14 @@ mod tests {
         assert_eq!(card.definitions[0], "L10 def refund(self, amount):");
         assert_eq!(card.summary.as_deref(), Some("Payment gateways."));
         assert_eq!(card.imports, vec!["json", "shop"]);
+        assert_eq!(card.pointed_at, 1);
         let text = card.render();
         assert!(text.contains("- defines:"), "{text}");
+        assert!(
+            text.contains("  - `L10 def refund(self, amount):` ← the task points here\n"),
+            "{text}"
+        );
+        assert_eq!(text.matches("the task points here").count(), 1, "{text}");
         assert_eq!(card.tokens(), estimate_tokens(&text));
     }
 
