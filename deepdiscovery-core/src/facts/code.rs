@@ -564,7 +564,7 @@ fn split_relative(language: Language, raw: &str) -> (u32, String) {
 }
 
 /// The last segment of a qualified name (`a.b.C` → `C`, `a::b` → `b`, `\A\B` → `B`).
-pub(super) fn last_segment(s: &str) -> &str {
+pub(crate) fn last_segment(s: &str) -> &str {
     let s = s.trim();
     let cut = s.rfind(['.', ':', '\\', '/']).map_or(0, |i| i + 1);
     &s[cut..]

@@ -233,22 +233,21 @@ pub(crate) fn rank(
         let weight = (file.ranked.score / top).clamp(0.0, 1.0);
         let names = names_and_depths(file.facts);
         let frames = frames_of(&file.ranked.path, cues);
-        let scores: Vec<DocumentScore> = file
-            .facts
-            .definitions
+        let docs = documents_of(file.documents, file.facts);
+        let scores: Vec<DocumentScore> = docs
             .iter()
-            .map(|def| {
-                document_of(file.documents, file.shares, def)
-                    .map_or_else(DocumentScore::default, |(_, s)| s)
+            .map(|d| {
+                d.and_then(|k| file.shares.get(k).copied())
+                    .unwrap_or_default()
             })
             .collect();
-        let shares: Vec<f32> = scores.iter().map(|s| s.share).collect();
+        let shares = FileShares::of(scores.iter().map(|s| s.share));
+        let frames = owners_of(&frames, file.facts);
         let refs = ByLine::of(file.facts);
         let called = called_by_named(file.facts, &refs, &named);
         for (k, def) in file.facts.definitions.iter().enumerate() {
             let mut evidence = Evidence::default();
-            let (in_trace, named_in_trace) =
-                trace_evidence(&mut evidence, def, k, file.facts, &frames);
+            let (in_trace, named_in_trace) = trace_evidence(&mut evidence, def, k, &frames);
             let named_weight = named.get(def.name.as_str()).copied().unwrap_or(0.0);
             if named_weight > 0.0 {
                 evidence.add(
@@ -256,8 +255,8 @@ pub(crate) fn rank(
                     format!("the task names `{}`", def.name),
                 );
             }
-            if let Some((doc, score)) = document_of(file.documents, file.shares, def) {
-                lexical_evidence(&mut evidence, doc, score.share, query);
+            if let Some(doc) = docs[k].map(|d| &file.documents[d]) {
+                lexical_evidence(&mut evidence, doc, scores[k].share, query);
             }
             let callee = calls_named(def, &refs, &named);
             if let Some(callee) = callee {
@@ -276,7 +275,7 @@ pub(crate) fn rank(
             }
             let mut cosine = 0.0;
             if let Some((name, c)) = file.semantic
-                && last_segment(name) == def.name
+                && crate::facts::code::last_segment(name) == def.name
                 && c > 0.0
             {
                 cosine = c;
@@ -285,8 +284,8 @@ pub(crate) fn rank(
             let row = row_of(&Row {
                 file: rank,
                 weight,
+                share: scores[k].share,
                 shares: &shares,
-                k,
                 trace: (in_trace, named_in_trace),
                 named: named_weight,
                 calls_named: callee.is_some(),
@@ -336,8 +335,8 @@ pub(crate) fn rank(
 struct Row<'a> {
     file: usize,
     weight: f32,
-    shares: &'a [f32],
-    k: usize,
+    share: f32,
+    shares: &'a FileShares,
     trace: (f32, f32),
     named: f32,
     calls_named: bool,
@@ -352,11 +351,12 @@ struct Row<'a> {
 
 /// A definition's features, in the order of [`DEFINITION_FEATURES`].
 fn row_of(r: &Row<'_>) -> Vec<f32> {
-    let share = r.shares[r.k];
-    let best_in_file = r.shares.iter().copied().fold(0.0f32, f32::max);
-    let count = r.shares.len();
+    let share = r.share;
+    let best_in_file = r.shares.descending.first().copied().unwrap_or(0.0);
+    let count = r.shares.descending.len();
+    // Its rank in its file by BM25: how many of the file's definitions score higher.
     let lexical_rank = if share > 0.0 {
-        r.shares.iter().filter(|&&x| x > share).count()
+        r.shares.descending.partition_point(|&x| x > share)
     } else {
         count
     };
@@ -454,23 +454,25 @@ fn trace_evidence(
     evidence: &mut Evidence,
     def: &crate::facts::Definition,
     k: usize,
-    facts: &Facts,
-    frames: &[(Option<u32>, Option<&str>, u32)],
+    frames: &[Frame<'_>],
 ) -> (f32, f32) {
     let decay = |depth: u32| (1.0 - FRAME_DECAY * depth as f32).max(0.3);
-    let by_line = frames
-        .iter()
-        .find(|(line, _, _)| line.is_some_and(|l| innermost(facts, l) == Some(k)));
-    if let Some(&(Some(line), _, depth)) = by_line {
+    let by_line = frames.iter().find(|f| f.owner == Some(k));
+    if let Some(&Frame {
+        line: Some(line),
+        depth,
+        ..
+    }) = by_line
+    {
         evidence.add(
             IN_TRACE * decay(depth),
             format!("named in the trace at line {line}"),
         );
         return (decay(depth), 0.0);
     }
-    if let Some(&(_, _, depth)) = frames
+    if let Some(&Frame { depth, .. }) = frames
         .iter()
-        .find(|(line, function, _)| line.is_none() && *function == Some(def.name.as_str()))
+        .find(|f| f.line.is_none() && f.function == Some(def.name.as_str()))
     {
         evidence.add(
             NAMED_IN_TRACE * decay(depth),
@@ -497,17 +499,55 @@ fn innermost(facts: &Facts, line: u32) -> Option<usize> {
         .map(|(k, _)| k)
 }
 
-/// The document of `def` among its file's: the one of its name whose lines end where
-/// its own do (a document's lines start at its doc comment).
-fn document_of<'d>(
-    documents: &'d [DefinitionTerms],
-    shares: &[DocumentScore],
-    def: &crate::facts::Definition,
-) -> Option<(&'d DefinitionTerms, DocumentScore)> {
-    let k = documents
+/// Per definition of `facts`, the index of its document among `documents`: the first
+/// of its name whose lines end where its own do (a document's lines start at its doc
+/// comment).
+fn documents_of(documents: &[DefinitionTerms], facts: &Facts) -> Vec<Option<usize>> {
+    let mut by_key: HashMap<(&str, u32), usize> = HashMap::new();
+    for (k, doc) in documents.iter().enumerate() {
+        by_key.entry((doc.name.as_str(), doc.span.end)).or_insert(k);
+    }
+    facts
+        .definitions
         .iter()
-        .position(|doc| doc.name == def.name && doc.span.end == def.span.end)?;
-    Some((&documents[k], shares.get(k).copied().unwrap_or_default()))
+        .map(|d| by_key.get(&(d.name.as_str(), d.span.end)).copied())
+        .collect()
+}
+
+/// A file's definitions' BM25 shares, best first: its best, and each one's rank by a
+/// binary search.
+struct FileShares {
+    descending: Vec<f32>,
+}
+
+impl FileShares {
+    fn of(shares: impl Iterator<Item = f32>) -> Self {
+        let mut descending: Vec<f32> = shares.collect();
+        descending.sort_by(|a, b| b.total_cmp(a));
+        FileShares { descending }
+    }
+}
+
+/// One stack frame of a file, with the definition its line falls in.
+struct Frame<'c> {
+    line: Option<u32>,
+    function: Option<&'c str>,
+    depth: u32,
+    /// The innermost definition holding `line` (once per frame, not per definition).
+    owner: Option<usize>,
+}
+
+/// The file's frames with their owners.
+fn owners_of<'c>(frames: &[(Option<u32>, Option<&'c str>, u32)], facts: &Facts) -> Vec<Frame<'c>> {
+    frames
+        .iter()
+        .map(|&(line, function, depth)| Frame {
+            line,
+            function,
+            depth,
+            owner: line.and_then(|l| innermost(facts, l)),
+        })
+        .collect()
 }
 
 /// The share of the words of `name` (as the lexical pass splits identifiers) that
@@ -599,11 +639,6 @@ fn called_by_named<'f>(
         }
     }
     called
-}
-
-/// The last segment of a qualified name (`a.B.c` → `c`, `a::b` → `b`).
-fn last_segment(name: &str) -> &str {
-    name.rsplit(['.', ':']).next().unwrap_or(name)
 }
 
 /// Each definition's name within its file, in the order of `facts.definitions`: its
