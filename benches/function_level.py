@@ -119,6 +119,26 @@ def owner(defs, line, outermost):
     return min(holding, key=lambda d: (d["end"] - d["start"], -d["start"]))
 
 
+def gold_of(changed, definitions_of):
+    """The function- and module-level gold of one task: `(path, name)` sets of the
+    innermost and the outermost definitions holding each changed line. `changed` is
+    `changed_old_lines`' answer, `definitions_of(path)` a file's definitions at the base
+    commit (None when it could not be read)."""
+    gold_fn, gold_mod = set(), set()
+    for path, lines in changed.items():
+        file_defs = definitions_of(path)
+        if file_defs is None:
+            continue
+        for line in lines:
+            d = owner(file_defs, line, outermost=False)
+            if d:
+                gold_fn.add((path, d["name"]))
+            d = owner(file_defs, line, outermost=True)
+            if d:
+                gold_mod.add((path, d["name"]))
+    return gold_fn, gold_mod
+
+
 def mirror_of(mirrors, repo):
     return os.path.join(mirrors, repo.replace("/", "+"))
 
@@ -174,18 +194,7 @@ def main(argv=None):
     for r in runs:
         task, set_name = tasks[r["id"]]
         groups = [set_name, f"{set_name}:{task.get('language', '?')}"]
-        gold_fn, gold_mod = set(), set()
-        for path, lines in changed[r["id"]].items():
-            file_defs = defs.get((r["id"], path))
-            if file_defs is None:
-                continue
-            for line in lines:
-                d = owner(file_defs, line, outermost=False)
-                if d:
-                    gold_fn.add((path, d["name"]))
-                d = owner(file_defs, line, outermost=True)
-                if d:
-                    gold_mod.add((path, d["name"]))
+        gold_fn, gold_mod = gold_of(changed[r["id"]], lambda p: defs.get((r["id"], p)))
         predicted = [(d["path"], d["name"]) for d in r.get("definitions") or []]
         modules = []
         for d in r.get("definitions") or []:
