@@ -131,7 +131,7 @@ test-wheel: dist
 # request handling with atheris (fuzz/python/). Crashes land in fuzz/artifacts/TARGET/;
 # each one becomes a regression test of the normal suite.
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= config code_facts task rule_specs options_json cache_entry cache_tables eval_scores watch_listing lexical_pass history_log bridge_model package_svg task_file path_words model_folder
+FUZZ_TARGETS ?= config code_facts task rule_specs options_json cache_entry cache_tables eval_scores watch_listing lexical_pass history_log bridge_model package_svg task_file path_words model_folder trees_model
 fuzz: $(VPY)
 	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 	sh fuzz/seed.sh

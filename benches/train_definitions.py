@@ -35,7 +35,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from function_level import KINDS, changed_old_lines, definitions_of, git_show, mirror_of, owner  # noqa: E402
+from function_level import changed_old_lines, definitions_of, git_show, gold_of, mirror_of, owner  # noqa: E402
 from train_ranker import SEED, export_lightgbm, folds  # noqa: E402
 
 KS = (1, 5, 10)
@@ -109,18 +109,7 @@ def load(sets, tasks_files, patches_paths, example, mirrors):
     defs = definitions_of(example, wanted)
     out = []
     for set_name, r in runs:
-        gold_fn, gold_mod = set(), set()
-        for path, lines in changed[r["id"]].items():
-            file_defs = defs.get((r["id"], path))
-            if file_defs is None:
-                continue
-            for line in lines:
-                d = owner(file_defs, line, outermost=False)
-                if d:
-                    gold_fn.add((path, d["name"]))
-                d = owner(file_defs, line, outermost=True)
-                if d:
-                    gold_mod.add((path, d["name"]))
+        gold_fn, gold_mod = gold_of(changed[r["id"]], lambda p: defs.get((r["id"], p)))
         if not gold_fn:
             continue
         rows = r["definition_features"]
@@ -277,6 +266,27 @@ def main():
         exported["trained_on"] = dict(collections.Counter(t["set"] for t in tasks))
         exported["repositories"] = len({t["repo"] for t in tasks})
         exported["seed"] = SEED
+        # The model's card: what it is, what it learned from, how to rebuild it, and
+        # its held-out numbers (Acc@k, every gold definition in the first k).
+        exported["card"] = {
+            "model": "LightGBM LambdaMART (200 trees, 7 leaves), monotone in the evidence, "
+                     "Platt-calibrated; trained from scratch, no pretrained weights",
+            "data": "function-level gold from the fixes of the sets in trained_on: mined "
+                    "tasks of repositories outside shared/bench/benchmark_repos.txt and the "
+                    "public SWE-bench Lite and Multilingual dev tasks",
+            "rebuild": "make train (benches/train_definitions.py; benches/README.md, "
+                       "'Where to look: function level')",
+            "held_out": {
+                scorer: {
+                    s: {f"{level}@{k}": round(100 * float(np.mean(
+                        [per_task[t["id"]][i][k] for t in tasks if t["set"] == s
+                         and (i == 0 or t["gold_mod"])])), 1)
+                        for i, level in enumerate(("function", "module")) for k in KS}
+                    for s in sorted({t["set"] for t in tasks})
+                }
+                for scorer, per_task in results.items()
+            },
+        }
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump(exported, f, separators=(",", ":"), sort_keys=True)
             f.write("\n")

@@ -8,7 +8,7 @@ fixtures=../tests/fixtures
 corpus=target/corpus
 mkdir -p "$corpus/config" "$corpus/code_facts" "$corpus/task" "$corpus/rule_specs" "$corpus/options_json" "$corpus/mcp" \
     "$corpus/cache_entry" "$corpus/cache_tables" "$corpus/eval_scores" "$corpus/watch_listing" "$corpus/lexical_pass" "$corpus/history_log" "$corpus/bridge_model" \
-    "$corpus/package_svg" "$corpus/task_file" "$corpus/path_words" "$corpus/model_folder"
+    "$corpus/package_svg" "$corpus/task_file" "$corpus/path_words" "$corpus/model_folder" "$corpus/trees_model"
 # Cache payloads are JSON documents (facts) or binary indexes; the tables' payloads
 # are records; eval scores a JSON array of task scores.
 printf '{}' > "$corpus/cache_entry/seed-empty"
@@ -98,3 +98,9 @@ rm -rf "$tiny"
 printf '\006the cache is slow when the table has many columns' > "$corpus/model_folder/seed-text"
 # The tiny model with int8 weights (8: the sound file, signed again after edits; none here).
 printf '\010' > "$corpus/model_folder/seed-int8"
+# The learned models we ship, as the trees reader's seeds.
+for m in ../deepdiscovery-core/src/locate/ranker.json ../deepdiscovery-core/src/locate/definitions.json \
+    ../deepdiscovery-core/src/infer/completion.json; do
+    cp "$m" "$corpus/trees_model/seed-$(basename "$m")"
+done
+

@@ -120,6 +120,8 @@ pub mod task;
 mod term_store;
 mod text;
 mod trees;
+#[doc(hidden)]
+pub use trees::check_model as check_trees_model;
 
 pub use artifact::{Language, Role};
 pub use error::{Error, Result};
