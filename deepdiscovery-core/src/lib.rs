@@ -121,7 +121,7 @@ mod term_store;
 mod text;
 mod trees;
 #[doc(hidden)]
-pub use trees::check_model as check_trees_model;
+pub use locate::check_trees_model;
 
 pub use artifact::{Language, Role};
 pub use error::{Error, Result};

@@ -170,34 +170,6 @@ impl Trees {
     }
 }
 
-/// The fuzz target's check of the trees reader on any text, against this build's
-/// feature names of both kinds of rows (the Location scorer's and the definitions'):
-/// it ends without a panic, the same text reads the same, and a model it accepts
-/// scores rows of zeros, ones and extremes the same way twice, with a probability in
-/// [0, 1] (or NaN from non-finite leaf sums, never a panic).
-#[doc(hidden)]
-pub fn check_model(text: &str) {
-    let names: [&[&str]; 2] = [
-        &crate::locate::FEATURE_NAMES,
-        &crate::locate::DEFINITION_FEATURES,
-    ];
-    for names in names {
-        let first = Trees::parse(text, names);
-        let again = Trees::parse(text, names);
-        assert_eq!(first.is_ok(), again.is_ok());
-        let Ok(model) = first else {
-            continue;
-        };
-        for fill in [0.0f32, 1.0, -1e30, 1e30, f32::NAN] {
-            let row = vec![fill; names.len()];
-            let (p, parts) = model.score(&row);
-            assert!(p.is_nan() || (0.0..=1.0).contains(&p), "{p}");
-            assert_eq!(parts.len(), names.len());
-            assert_eq!(p.to_bits(), model.score(&row).0.to_bits());
-        }
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -213,15 +185,6 @@ pub(crate) mod tests {
             r#"{{"kind":"trees","features":[{}],"init":-1.0,"learning_rate":0.5,"trees":[{trees}]}}"#,
             names.join(",")
         )
-    }
-
-    #[test]
-    fn the_fuzz_check_reads_the_committed_models_and_refuses_garbage() {
-        super::check_model(include_str!("locate/definitions.json"));
-        super::check_model(include_str!("locate/ranker.json"));
-        super::check_model("{\"kind\":\"trees\"");
-        super::check_model("not json");
-        assert!(Trees::parse("{}", &FEATURE_NAMES).is_err());
     }
 
     /// The trainer's own scores: the Rust evaluation of the trees is the model.

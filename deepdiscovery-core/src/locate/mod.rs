@@ -46,6 +46,8 @@ pub use environment::Environment;
 pub use features::{FEATURE_NAMES, FeatureTable};
 #[doc(hidden)]
 pub use path_words::check_path_words;
+#[doc(hidden)]
+pub use ranker::check_model as check_trees_model;
 pub(crate) use stage::cue_symbol;
 pub use task_type::TaskType;
 pub use view::{Granularity, RepoView};

@@ -41,6 +41,31 @@ pub(crate) fn semantic() -> Option<&'static Trees> {
         .as_ref()
 }
 
+/// The fuzz target's check of the trees reader on any text, against this build's
+/// feature names of both kinds of rows (the Location scorer's and the definitions'):
+/// it ends without a panic, the same text reads the same, and a model it accepts
+/// scores rows of zeros, ones and extremes the same way twice, with a probability in
+/// [0, 1] (or NaN from non-finite leaf sums, never a panic).
+#[doc(hidden)]
+pub fn check_model(text: &str) {
+    let names: [&[&str]; 2] = [&FEATURE_NAMES, &super::DEFINITION_FEATURES];
+    for names in names {
+        let first = crate::trees::Trees::parse(text, names);
+        let again = crate::trees::Trees::parse(text, names);
+        assert_eq!(first.is_ok(), again.is_ok());
+        let Ok(model) = first else {
+            continue;
+        };
+        for fill in [0.0f32, 1.0, -1e30, 1e30, f32::NAN] {
+            let row = vec![fill; names.len()];
+            let (p, parts) = model.score(&row);
+            assert!(p.is_nan() || (0.0..=1.0).contains(&p), "{p}");
+            assert_eq!(parts.len(), names.len());
+            assert_eq!(p.to_bits(), model.score(&row).0.to_bits());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -49,5 +74,14 @@ mod tests {
         crate::trees::tests::assert_faithful(model);
         let semantic = super::semantic().expect("ranker_semantic.json must match FEATURE_NAMES");
         crate::trees::tests::assert_faithful(semantic);
+    }
+
+    #[test]
+    fn the_fuzz_check_reads_the_committed_models_and_refuses_garbage() {
+        super::check_model(include_str!("definitions.json"));
+        super::check_model(include_str!("ranker.json"));
+        super::check_model("{\"kind\":\"trees\"");
+        super::check_model("not json");
+        assert!(crate::trees::Trees::parse("{}", &super::FEATURE_NAMES).is_err());
     }
 }
