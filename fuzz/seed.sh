@@ -8,7 +8,7 @@ fixtures=../tests/fixtures
 corpus=target/corpus
 mkdir -p "$corpus/config" "$corpus/code_facts" "$corpus/task" "$corpus/rule_specs" "$corpus/options_json" "$corpus/mcp" \
     "$corpus/cache_entry" "$corpus/cache_tables" "$corpus/eval_scores" "$corpus/watch_listing" "$corpus/lexical_pass" "$corpus/history_log" "$corpus/bridge_model" \
-    "$corpus/package_svg" "$corpus/task_file" "$corpus/path_words" "$corpus/model_folder" "$corpus/trees_model"
+    "$corpus/package_svg" "$corpus/task_file" "$corpus/path_words" "$corpus/model_folder" "$corpus/trees_model" "$corpus/static_table"
 # Cache payloads are JSON documents (facts) or binary indexes; the tables' payloads
 # are records; eval scores a JSON array of task scores.
 printf '{}' > "$corpus/cache_entry/seed-empty"
@@ -99,6 +99,10 @@ printf '\006the cache is slow when the table has many columns' > "$corpus/model_
 # The tiny model with int8 weights (8: the sound file, signed again after edits; none here).
 printf '\010' > "$corpus/model_folder/seed-int8"
 # The learned models we ship, as the trees reader's seeds.
+# Tables built by the target from words (first byte even), and texts for the shipped one.
+printf '\000slow perf crash ##s [UNK] readCsv' > "$corpus/static_table/seed-words"
+printf '\042Slow performance when a DataFrame has many columns' > "$corpus/static_table/seed-camel"
+printf '\001Café 日本語 read_csv() “quoted”' > "$corpus/static_table/seed-text"
 for m in ../deepdiscovery-core/src/locate/ranker.json ../deepdiscovery-core/src/locate/definitions.json \
     ../deepdiscovery-core/src/infer/completion.json; do
     cp "$m" "$corpus/trees_model/seed-$(basename "$m")"

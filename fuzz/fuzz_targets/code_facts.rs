@@ -21,6 +21,11 @@ fuzz_target!(|data: &[u8]| {
     deepdiscovery_core::semantic::check_texts("fuzzed.x", &text, &first);
     let names = deepdiscovery_core::locate::definition_names(&first);
     assert_eq!(names.len(), first.definitions.len());
-    assert!(names.iter().zip(&first.definitions).all(|(n, d)| n.ends_with(d.name.as_str())));
+    assert!(
+        names
+            .iter()
+            .zip(&first.definitions)
+            .all(|(n, d)| n.ends_with(d.name.as_str()))
+    );
     assert_eq!(names, deepdiscovery_core::locate::definition_names(&first));
 });

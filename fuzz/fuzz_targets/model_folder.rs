@@ -34,7 +34,12 @@ fn sound() -> &'static Vec<(String, Vec<u8>)> {
         write_tiny_model(dir.path()).expect("the tiny model writes");
         FILES
             .iter()
-            .map(|f| (f.to_string(), std::fs::read(dir.path().join(f)).expect("read")))
+            .map(|f| {
+                (
+                    f.to_string(),
+                    std::fs::read(dir.path().join(f)).expect("read"),
+                )
+            })
             .collect()
     })
 }
@@ -128,7 +133,9 @@ fuzz_target!(|data: &[u8]| {
                 "the cache is slow".to_string()
             };
             if mode == 6 {
-                let v = model.embed(&[&text]).expect("the sound model embeds any text");
+                let v = model
+                    .embed(&[&text])
+                    .expect("the sound model embeds any text");
                 assert!(v[0].iter().all(|x| x.is_finite()));
             }
             check(&model, &text);

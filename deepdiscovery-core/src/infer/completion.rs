@@ -116,10 +116,12 @@ pub const COMPLETION_FEATURES: [&str; COMPLETION_FEATURE_COUNT] = [
     "past_change",
     "bridge",
     "emb_best",
+    // The static table's cosine of its best definition (issue 47; the default path).
+    "tab_best",
 ];
 
 /// How many features a completion row has.
-pub const COMPLETION_FEATURE_COUNT: usize = 36;
+pub const COMPLETION_FEATURE_COUNT: usize = 37;
 
 /// A candidate's row and what ties it to the context.
 #[derive(Debug, Clone)]
@@ -358,6 +360,7 @@ impl<'a> Context<'a> {
             beyond.past_change,
             beyond.bridge,
             beyond.semantic,
+            beyond.table,
         ];
         debug_assert_eq!(row.len(), COMPLETION_FEATURE_COUNT);
         let from = match (&linked, self.anchors.get(coupling.anchor)) {

@@ -41,6 +41,10 @@ pub(crate) enum Channel {
     Counterpart,
     /// Shown in the explanation, never scored (strength 0).
     Remark,
+    /// A semantic match (an embedder's, or the static table's): shown in the
+    /// explanation whatever the file's other evidence, never scored (strength 0); the
+    /// learned scorer reads the similarity as features of its own.
+    Semantic,
 }
 
 impl Channel {
@@ -77,6 +81,7 @@ impl Channel {
             Channel::TestLend => "test_lend",
             Channel::Counterpart => "counterpart",
             Channel::Remark => "remark",
+            Channel::Semantic => "semantic",
         }
     }
 }
@@ -105,6 +110,11 @@ impl Signal {
     /// A remark of strength 0: explained, not scored.
     pub(crate) fn remark(what: impl Into<String>) -> Signal {
         Signal::new(Channel::Remark, 0.0, what)
+    }
+
+    /// A semantic match of strength 0: explained (always shown), not scored.
+    pub(crate) fn semantic(what: impl Into<String>) -> Signal {
+        Signal::new(Channel::Semantic, 0.0, what)
     }
 }
 

@@ -121,10 +121,15 @@ pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
     "emb_best",
     "emb_top3",
     "emb_rank",
+    // The static table's similarity (`semantic::static_table`, issue 47; in the default
+    // path): the same three, over the candidates with facts.
+    "tab_best",
+    "tab_top3",
+    "tab_rank",
 ];
 
 /// How many features a row has.
-pub const FEATURE_COUNT: usize = 69;
+pub const FEATURE_COUNT: usize = 72;
 
 /// The feature rows of the candidates of one query.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -158,6 +163,8 @@ pub(crate) struct Inputs<'a> {
     /// What an embedder says of the best candidates, by artifact index (empty
     /// without one).
     pub semantic: &'a HashMap<usize, crate::semantic::FileSimilarity>,
+    /// What the static table says of the candidates with facts, by artifact index.
+    pub table: &'a HashMap<usize, crate::semantic::FileSimilarity>,
 }
 
 /// How many of the best candidates the co-change feature looks from.
@@ -204,6 +211,7 @@ struct RowContext<'a> {
     rule_rank: HashMap<usize, usize>,
     bridge_rank: HashMap<usize, usize>,
     emb_rank: HashMap<usize, usize>,
+    tab_rank: HashMap<usize, usize>,
     title_weight: f32,
     per_dir: HashMap<&'a str, usize>,
     best_dir: Option<&'a str>,
@@ -270,6 +278,7 @@ impl<'a> RowContext<'a> {
             rule_rank: rank_of(&rule),
             bridge_rank: rank_of(inputs.bridge),
             emb_rank: semantic_rank(inputs.semantic, candidates),
+            tab_rank: semantic_rank(inputs.table, candidates),
             title_weight: query_weight(inputs.query, inputs.title, |_| true),
             per_dir,
             best_dir: candidates
@@ -399,20 +408,26 @@ impl<'a> RowContext<'a> {
             inputs.bridge[i],
             ln1(self.bridge_rank[&i] as f32),
         ]);
-        let semantic = inputs.semantic.get(&i);
-        row.extend([
-            semantic.map_or(0.0, |s| s.best),
-            semantic.map_or(0.0, |s| s.top3),
-            match semantic {
-                Some(_) => ln1(self.emb_rank[&i] as f32),
-                None if inputs.semantic.is_empty() => 0.0,
-                None => ln1(inputs.semantic.len() as f32),
-            },
-        ]);
+        for (by_file, ranks) in [
+            (inputs.semantic, &self.emb_rank),
+            (inputs.table, &self.tab_rank),
+        ] {
+            let similarity = by_file.get(&i);
+            row.extend([
+                similarity.map_or(0.0, |s| s.best),
+                similarity.map_or(0.0, |s| s.top3),
+                match similarity {
+                    Some(_) => ln1(ranks[&i] as f32),
+                    None if by_file.is_empty() => 0.0,
+                    None => ln1(by_file.len() as f32),
+                },
+            ]);
+        }
     }
 }
 
-/// Rank among the embedded candidates by their best definition's cosine: how many
+/// Rank among the embedded candidates (by an embedder or the table) by their best
+/// definition's cosine: how many
 /// score strictly higher (0 for the best), equal files equal ranks.
 fn semantic_rank(
     semantic: &HashMap<usize, crate::semantic::FileSimilarity>,

@@ -290,6 +290,9 @@ pub(crate) struct BeyondWords {
     /// Its best definition's cosine with the task by an embedder (`semantic`; 0
     /// without one, or when it was not embedded).
     pub semantic: f32,
+    /// Its best definition's cosine with the task by the static table
+    /// (`semantic::static_table`; 0 when the file has no facts).
+    pub table: f32,
 }
 
 /// The ranked files whose matched terms [`Location`] keeps.

@@ -53,6 +53,8 @@ const NAMED: f32 = 0.8;
 const LEXICAL: f32 = 0.7;
 /// Its body calls a name the task writes.
 const CALLS_NAMED: f32 = 0.3;
+/// The static table finds it the closest in meaning to the task in its file.
+const TABLE: f32 = 0.15;
 /// A definition the task names calls it.
 const CALLED_BY_NAMED: f32 = 0.3;
 /// The task names a definition enclosing it (times the cue's weight).
@@ -92,17 +94,21 @@ pub(crate) struct FileInput<'a> {
     pub shares: &'a [DocumentScore],
     /// The embedder's best definition of the file and its cosine, if any.
     pub semantic: Option<(&'a str, f32)>,
+    /// The static table's cosine of each of its definitions (empty without one).
+    pub table: &'a [crate::semantic::DefinitionCosine],
 }
 
 /// The ranked definitions of a Location: the best [`FILES`] of `ranked` that were
 /// parsed (`facts`, with their `documents` and `shares` in the same order), each
-/// file's embedder match by `semantic`.
+/// file's embedder match by `semantic`, its definitions' static-table cosines by
+/// `table`.
 pub(crate) fn of_ranking<'a>(
     ranked: &'a [ScoredFile],
     facts: &'a [(String, std::sync::Arc<Facts>)],
     documents: &'a [std::sync::Arc<Vec<DefinitionTerms>>],
     shares: &'a [Vec<DocumentScore>],
     semantic: impl Fn(&str) -> Option<(&'a str, f32)>,
+    table: impl Fn(&str) -> &'a [crate::semantic::DefinitionCosine],
     query: &Query,
     cues: &[ResolvedCue],
 ) -> (Vec<RankedDefinition>, Vec<DefinitionRow>) {
@@ -121,6 +127,7 @@ pub(crate) fn of_ranking<'a>(
                 documents: documents.get(k).map_or(&[], |d| d.as_slice()),
                 shares: shares.get(k).map_or(&[], Vec::as_slice),
                 semantic: semantic(&r.path),
+                table: table(&r.path),
             })
         })
         .take(FILES)
@@ -146,7 +153,7 @@ pub(crate) fn described(
 
 /// The features of a definition that the learned model reads, in the order of its
 /// rows ([`DefinitionRow::row`]).
-pub const DEFINITION_FEATURES: [&str; 19] = [
+pub const DEFINITION_FEATURES: [&str; 22] = [
     // Its file: rank among the files whose definitions are ranked (0 = best), score
     // over the best's, and how many definitions it has.
     "file_rank",
@@ -175,6 +182,12 @@ pub const DEFINITION_FEATURES: [&str; 19] = [
     "enclosing_named",
     // An embedder's cosine, when it is the file's best definition by the embedder.
     "semantic",
+    // The static table's cosine (0 without one), its difference to the file's best
+    // (-1 without one), and its rank in its file by it (0 = best; the file's count
+    // without one).
+    "table",
+    "table_in_file",
+    "table_rank",
     // Its lines, its nesting depth, and whether it is a function or method, or a
     // class-like container.
     "lines",
@@ -245,6 +258,7 @@ pub(crate) fn rank(
         let frames = owners_of(&frames, file.facts);
         let refs = ByLine::of(file.facts);
         let called = called_by_named(file.facts, &refs, &named);
+        let table = TableCosines::of(file.table);
         for (k, def) in file.facts.definitions.iter().enumerate() {
             let mut evidence = Evidence::default();
             let (in_trace, named_in_trace) = trace_evidence(&mut evidence, def, k, &frames);
@@ -281,6 +295,16 @@ pub(crate) fn rank(
                 cosine = c;
                 evidence.add(SEMANTIC * c, format!("semantic match ({c:.2})"));
             }
+            let table_cosine = table.cosine(def);
+            if table_cosine.is_some_and(|c| table.is_best(c)) {
+                evidence.add(
+                    TABLE,
+                    format!(
+                        "closest in meaning to the task in its file (static, {:.2})",
+                        table_cosine.unwrap_or(0.0)
+                    ),
+                );
+            }
             let row = row_of(&Row {
                 file: rank,
                 weight,
@@ -296,6 +320,7 @@ pub(crate) fn rank(
                 called_by_named: caller.is_some(),
                 name_words: name_words(&def.name, &terms),
                 enclosing_named: enclosing,
+                table: table.features(table_cosine),
             });
             let score = match model {
                 Some(m) => m.score(&row).0,
@@ -347,6 +372,8 @@ struct Row<'a> {
     called_by_named: bool,
     name_words: f32,
     enclosing_named: f32,
+    /// `table`, `table_in_file`, `table_rank`.
+    table: [f32; 3],
 }
 
 /// A definition's features, in the order of [`DEFINITION_FEATURES`].
@@ -381,11 +408,59 @@ fn row_of(r: &Row<'_>) -> Vec<f32> {
         r.name_words,
         r.enclosing_named,
         r.cosine,
+        r.table[0],
+        r.table[1],
+        r.table[2],
         (r.def.span.end.saturating_sub(r.def.span.start) + 1) as f32,
         r.depth as f32,
         flag(matches!(r.def.kind, DefKind::Function | DefKind::Method)),
         flag(r.def.kind.is_type()),
     ]
+}
+
+/// A file's definitions' static-table cosines, found by name and last line.
+struct TableCosines<'a> {
+    by_definition: HashMap<(&'a str, u32), f32>,
+    /// Descending.
+    descending: Vec<f32>,
+}
+
+impl<'a> TableCosines<'a> {
+    fn of(cosines: &'a [crate::semantic::DefinitionCosine]) -> Self {
+        let mut descending: Vec<f32> = cosines.iter().map(|c| c.cosine).collect();
+        descending.sort_by(|a, b| b.total_cmp(a));
+        TableCosines {
+            by_definition: cosines
+                .iter()
+                .map(|c| ((&*c.name, c.end), c.cosine))
+                .collect(),
+            descending,
+        }
+    }
+
+    fn cosine(&self, def: &crate::facts::Definition) -> Option<f32> {
+        self.by_definition
+            .get(&(def.name.as_str(), def.span.end))
+            .copied()
+    }
+
+    /// Whether `cosine` is the file's best (ties too).
+    fn is_best(&self, cosine: f32) -> bool {
+        self.descending.first().is_some_and(|&b| cosine >= b)
+    }
+
+    /// `table`, `table_in_file`, `table_rank` of a definition with this cosine.
+    fn features(&self, cosine: Option<f32>) -> [f32; 3] {
+        let best = self.descending.first().copied().unwrap_or(0.0);
+        match cosine {
+            Some(c) => [
+                c,
+                c - best,
+                self.descending.partition_point(|&x| x > c) as f32,
+            ],
+            None => [0.0, -1.0, self.descending.len() as f32],
+        }
+    }
 }
 
 /// The explanation of a definition's BM25 as a document of its own, with the task's

@@ -1,14 +1,18 @@
 //! Semantic evidence from a pretrained model (DESIGN, "Pretrained semantics"): what
 //! the embedder reads of a definition ([`texts`]), the transformer that embeds it
 //! in-process (`transformer`, behind the cargo feature of that name), and what a
-//! file's definitions' vectors say of the task ([`similarity`]).
+//! file's definitions' vectors say of the task ([`similarity`]), and the static table
+//! distilled from the model that gives the same kind of evidence with no runtime
+//! ([`static_table`], tokenized by our own [`wordpiece`]).
 //!
 //! This sits below the stages, like `bridge` and `trees`: Location reads its features
 //! as it reads any other evidence.
 
 pub mod similarity;
+pub mod static_table;
 pub mod texts;
 mod vectors;
+pub mod wordpiece;
 
 #[cfg(feature = "transformer")]
 pub mod quantized;
@@ -20,7 +24,8 @@ pub mod transformer;
 
 use std::sync::Arc;
 
-pub use similarity::{FileSimilarity, cosine, file_similarity};
+pub use similarity::{DefinitionCosine, FileSimilarity, cosine, file_similarity, on_grid};
+pub use static_table::{StaticTable, TableEmbedder};
 pub use texts::{DefinitionText, MAX_TEXT_BYTES, check_texts, definition_texts};
 #[cfg(feature = "transformer")]
 pub use transformer::{Pooling, TransformerEmbedder};

@@ -22,6 +22,23 @@ pub struct FileSimilarity {
 /// right at a rounding boundary to move.
 const GRID: f32 = 1024.0;
 
+/// One definition's cosine with the task (on the grid), with what ties it to the
+/// facts' definition: its name and its last line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DefinitionCosine {
+    /// The defined name as written.
+    pub name: Box<str>,
+    /// Its last line (1-based).
+    pub end: u32,
+    /// Its cosine with the task, on the 1/1024 grid.
+    pub cosine: f32,
+}
+
+/// A cosine rounded to the grid of 1/1024 (see [`file_similarity`]).
+pub fn on_grid(cosine: f32) -> f32 {
+    (cosine * GRID).round() / GRID
+}
+
 /// A file's similarity from its definitions' names and vectors; `None` when it has
 /// none. Cosines are rounded to 1/1024; ties keep the first definition (the file's
 /// order): deterministic.
@@ -31,7 +48,7 @@ pub fn file_similarity<'a>(
 ) -> Option<FileSimilarity> {
     let mut cosines: Vec<(f32, &str)> = definitions
         .into_iter()
-        .map(|(name, v)| ((cosine(task, v) * GRID).round() / GRID, name))
+        .map(|(name, v)| (on_grid(cosine(task, v)), name))
         .collect();
     if cosines.is_empty() {
         return None;

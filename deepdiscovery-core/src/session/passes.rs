@@ -32,6 +32,19 @@ impl Session {
         content: &Content<'_>,
         compute: impl FnOnce(&[u8]) -> Vec<u8>,
     ) -> Option<Vec<u8>> {
+        self.through_disk_within(kind, content, content.size, compute)
+    }
+
+    /// [`Session::through_disk`] for values that may be larger than the file, up to
+    /// `at_most` bytes stored (a file's definitions' vectors, a few hundred bytes
+    /// each, outgrow a file of short definitions).
+    pub(crate) fn through_disk_within(
+        &self,
+        kind: &'static str,
+        content: &Content<'_>,
+        at_most: u64,
+        compute: impl FnOnce(&[u8]) -> Vec<u8>,
+    ) -> Option<Vec<u8>> {
         const WORTH_AN_ENTRY: u64 = 4096;
         let Some(disk) = self.disk.as_ref() else {
             return Some(compute(content.bytes()));
@@ -44,7 +57,7 @@ impl Session {
             return (!value.is_empty()).then_some(value);
         }
         let value = compute(content.bytes());
-        if !disk.store_raw(key, &value, content.size) {
+        if !disk.store_raw(key, &value, at_most) {
             let _ = disk.store_raw(key, &[], u64::MAX);
         }
         Some(value)

@@ -30,6 +30,7 @@ mod scope;
 mod semantic;
 mod session;
 mod source;
+mod static_semantics;
 mod summaries;
 mod watch;
 mod where_to_look;

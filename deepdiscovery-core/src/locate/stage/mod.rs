@@ -108,6 +108,7 @@ pub(crate) fn run(
     let notes = consult_plugins(
         session, config, llm, &files, &reading, &lexical, &narrowed, &described, &mut board,
     );
+    semantic::read_table(session, config, &reading, &files, &narrowed, &mut board);
     lend_and_rescore(config, &files, &narrowed.candidates, &mut board);
     let learned = learned_ranking(
         config,
@@ -184,6 +185,10 @@ struct Board {
     scores: Vec<f32>,
     /// What an embedder says of the best candidates (empty without one).
     semantic: HashMap<usize, crate::semantic::FileSimilarity>,
+    /// What the static table says of the candidates with facts (issue 47), and of
+    /// each of their definitions.
+    table: HashMap<usize, crate::semantic::FileSimilarity>,
+    table_definitions: HashMap<usize, Vec<crate::semantic::DefinitionCosine>>,
     /// Whether the models trained with an embedder present score this query and
     /// complete its change set: its evidence is there, and the repository's history
     /// is as deep as in their training (without one, the change-set completion's plain
@@ -231,6 +236,8 @@ fn first_scores(
         evidence,
         scores,
         semantic: HashMap::new(),
+        table: HashMap::new(),
+        table_definitions: HashMap::new(),
         semantic_models: false,
     };
     (board, wordless)
@@ -565,6 +572,7 @@ fn learned_ranking(
         definitions: &described.by_file,
         bridge: &lexical.bridged,
         semantic: &board.semantic,
+        table: &board.table,
     };
     let rows = features::compute(&inputs, &order);
     // The model trained with an embedder scores candidates that have its evidence.
@@ -668,6 +676,7 @@ fn answer(
                 past_change: evidence::strongest(&board.evidence[i], Channel::PastChange),
                 bridge: lexical.bridged[i],
                 semantic: board.semantic.get(&i).map_or(0.0, |s| s.best),
+                table: board.table.get(&i).map_or(0.0, |s| s.best),
             };
             (artifacts[i].path.clone(), words)
         })
@@ -746,6 +755,13 @@ fn where_to_look(
         |path| {
             let s = board.semantic.get(&files.by_path.index_of(path)?)?;
             Some((s.name.as_str(), s.best))
+        },
+        |path| {
+            files
+                .by_path
+                .index_of(path)
+                .and_then(|i| board.table_definitions.get(&i))
+                .map_or(&[], Vec::as_slice)
         },
         &reading.query,
         &lexical.resolved,
@@ -830,7 +846,7 @@ const WORDLESS: &str = "issue templates and archived copies";
 
 /// The files with a positive score, best first (equal scores in path order), each
 /// with its strongest signals (the learned scorer's explanation first, then up to
-/// five, then the task's words it matches).
+/// five, its semantic matches, then the task's words it matches).
 fn scored_files(
     artifacts: &[ArtifactInfo],
     scores: &[f32],
@@ -852,7 +868,13 @@ fn scored_files(
             signals.sort_by(|a, b| b.strength.total_cmp(&a.strength).then(a.what.cmp(&b.what)));
             signals.dedup_by(|a, b| a.what == b.what);
             let mut shown: Vec<String> = learned.remove(&i).into_iter().collect();
+            // The five strongest, then the semantic matches (never among them: they
+            // have no strength).
+            let (semantic, signals): (Vec<Signal>, Vec<Signal>) = signals
+                .into_iter()
+                .partition(|s| s.channel == Channel::Semantic);
             shown.extend(signals.into_iter().take(5).map(|s| s.what));
+            shown.extend(semantic.into_iter().map(|s| s.what));
             if !sem_terms[i].is_empty() {
                 let words: Vec<&str> = sem_terms[i]
                     .iter()

@@ -13,9 +13,9 @@
 use super::*;
 use crate::facts::DefKind;
 use crate::plugins::Embedder;
-use crate::semantic::{self, DefinitionText, FileSimilarity};
+use crate::semantic::{self, DefinitionText, FileSimilarity, StaticTable};
 
-/// The session's name for the candidates' definition texts.
+/// The session's name for the candidates' definition texts (for an embedder).
 const SEMANTIC_TEXTS_PASS: &str = "semantic-texts";
 /// How many of the candidates (best first by the first scores) are embedded.
 const SEMANTIC_FILES: usize = 16;
@@ -83,10 +83,248 @@ pub(super) fn semantic_evidence(
     Ok(out)
 }
 
+/// The session's name for the candidates' definitions' vectors by the static table.
+const TABLE_VECTORS_PASS: &str = "table-vectors";
+/// The on-disk cache's kind of a file's static-table vectors.
+const TABLE_VECTORS: &str = "table-vectors";
+/// A file's stored vectors may be this many times its size (plus 4 KiB): 256 bytes a
+/// definition outgrow a file of short ones, and a second process must not read the
+/// file again for them.
+const TABLE_ENTRY_RATIO: u64 = 4;
+/// The definitions of a file the static table embeds at most (its module text first,
+/// then the file's order): a file's vectors do not depend on the query, so the
+/// session keeps them.
+const TABLE_PER_FILE: usize = 256;
+/// The static table names a file's best definition in its evidence from this cosine
+/// up, when the file is among the [`TABLE_EXPLAINED_RANK`] best by it.
+const TABLE_EXPLAINED: f32 = 0.5;
+/// See [`TABLE_EXPLAINED`].
+const TABLE_EXPLAINED_RANK: usize = 3;
+
+/// One definition as the static table embeds it.
+struct TableDefinition {
+    /// Its qualified name (its name where there is none).
+    qualified: Box<str>,
+    /// Its name and last line: what ties it to the facts' definition.
+    name: Box<str>,
+    end: u32,
+    /// Its unit vector, in int8 (×127).
+    vector: Vec<i8>,
+}
+
+/// One file's definitions as the static table embeds them.
+type TableVectors = Arc<Vec<TableDefinition>>;
+
+/// What the static table says of the candidates: per file its similarity, and each
+/// of its definitions' cosine with the task.
+pub(super) type TableEvidence = (
+    HashMap<usize, FileSimilarity>,
+    HashMap<usize, Vec<semantic::DefinitionCosine>>,
+);
+
+/// What the static table (issue 47) says of every candidate with facts: its best
+/// definition's cosine with the task, the mean of its three best, their name. Empty
+/// when the table is missing or the task has no token it knows.
+fn table_evidence(
+    session: &Session,
+    reading: &Reading,
+    files: &Files<'_>,
+    narrowed: &Narrowed,
+) -> TableEvidence {
+    let Some(embedder) = StaticTable::builtin_embedder() else {
+        return Default::default();
+    };
+    let Some(task) = embedder.embed(&reading.text) else {
+        return Default::default();
+    };
+    let paths: Vec<&str> = narrowed.facts.iter().map(|(p, _)| p.as_str()).collect();
+    let facts: HashMap<&str, &crate::facts::Facts> = narrowed
+        .facts
+        .iter()
+        .map(|(p, f)| (p.as_str(), f.as_ref()))
+        .collect();
+    let hash = embedder.table_hash();
+    let scan = |path: &str, content: &Content<'_>| -> TableVectors {
+        let Some(f) = facts.get(path) else {
+            return Arc::default();
+        };
+        let compute = |bytes: &[u8]| -> Vec<TableDefinition> {
+            let text = String::from_utf8_lossy(bytes);
+            let texts = semantic::definition_texts(path, &text, f);
+            texts
+                .iter()
+                .take(TABLE_PER_FILE)
+                .filter_map(|d| {
+                    let v = embedder.embed(&d.text)?;
+                    Some(TableDefinition {
+                        qualified: d.qualified.as_deref().unwrap_or(&d.name).into(),
+                        name: d.name.as_str().into(),
+                        end: d.span.end,
+                        vector: unit_i8(&v),
+                    })
+                })
+                .collect()
+        };
+        // In the on-disk cache by content, marked with the table's hash: an entry of
+        // another table, or one that does not decode, is computed again.
+        let stored = session.disk_cache().and_then(|_| {
+            let at_most = content.size.saturating_mul(TABLE_ENTRY_RATIO) + 4096;
+            session.through_disk_within(TABLE_VECTORS, content, at_most, |bytes| {
+                encode_vectors(hash, &compute(bytes))
+            })
+        });
+        Arc::new(
+            stored
+                .and_then(|bytes| decode_vectors(hash, &bytes))
+                .unwrap_or_else(|| compute(content.bytes())),
+        )
+    };
+    let vectors = session.scan_files(TABLE_VECTORS_PASS, embedder.table_hash(), &paths, &scan);
+    let task = unit_i8(&task);
+    let task: Vec<f32> = task.iter().map(|&v| f32::from(v)).collect();
+    let (mut by_file, mut by_definition) = (HashMap::new(), HashMap::new());
+    for (path, defs) in paths.iter().zip(vectors) {
+        let Some(i) = files.by_path.index_of(path) else {
+            continue;
+        };
+        let as_f32: Vec<Vec<f32>> = defs
+            .iter()
+            .map(|d| d.vector.iter().map(|&x| f32::from(x)).collect())
+            .collect();
+        let named = defs
+            .iter()
+            .zip(&as_f32)
+            .map(|(d, v)| (&*d.qualified, v.as_slice()));
+        if let Some(similarity) = semantic::file_similarity(&task, named) {
+            by_file.insert(i, similarity);
+        }
+        let cosines = defs
+            .iter()
+            .zip(&as_f32)
+            .map(|(d, v)| semantic::DefinitionCosine {
+                name: d.name.clone(),
+                end: d.end,
+                cosine: semantic::on_grid(semantic::cosine(&task, v)),
+            })
+            .collect();
+        by_definition.insert(i, cosines);
+    }
+    (by_file, by_definition)
+}
+
+/// A file's table vectors as stored: the table's hash, then per definition its
+/// qualified name, name (each a u16 length and bytes), last line (u32) and vector (a
+/// u16 length and bytes), little-endian.
+fn encode_vectors(hash: u64, defs: &[TableDefinition]) -> Vec<u8> {
+    let mut out = hash.to_le_bytes().to_vec();
+    for d in defs {
+        for text in [&*d.qualified, &*d.name] {
+            let bytes = &text.as_bytes()[..text.len().min(usize::from(u16::MAX))];
+            out.extend((bytes.len() as u16).to_le_bytes());
+            out.extend(bytes);
+        }
+        out.extend(d.end.to_le_bytes());
+        let len = d.vector.len().min(usize::from(u16::MAX));
+        out.extend((len as u16).to_le_bytes());
+        out.extend(d.vector[..len].iter().map(|&v| v as u8));
+    }
+    out
+}
+
+/// [`encode_vectors`] read back; `None` for another table's entry or bytes that do
+/// not decode.
+fn decode_vectors(hash: u64, bytes: &[u8]) -> Option<Vec<TableDefinition>> {
+    fn take<'b>(bytes: &mut &'b [u8], n: usize) -> Option<&'b [u8]> {
+        let (head, rest) = bytes.split_at_checked(n)?;
+        *bytes = rest;
+        Some(head)
+    }
+    fn text(bytes: &mut &[u8]) -> Option<Box<str>> {
+        let len = u16::from_le_bytes(take(bytes, 2)?.try_into().ok()?);
+        Some(
+            std::str::from_utf8(take(bytes, usize::from(len))?)
+                .ok()?
+                .into(),
+        )
+    }
+    let mut bytes = bytes;
+    if u64::from_le_bytes(take(&mut bytes, 8)?.try_into().ok()?) != hash {
+        return None;
+    }
+    let mut out = Vec::new();
+    while !bytes.is_empty() {
+        let qualified = text(&mut bytes)?;
+        let name = text(&mut bytes)?;
+        let end = u32::from_le_bytes(take(&mut bytes, 4)?.try_into().ok()?);
+        let len = u16::from_le_bytes(take(&mut bytes, 2)?.try_into().ok()?);
+        let vector = take(&mut bytes, usize::from(len))?
+            .iter()
+            .map(|&v| v as i8)
+            .collect();
+        out.push(TableDefinition {
+            qualified,
+            name,
+            end,
+            vector,
+        });
+    }
+    Some(out)
+}
+
+/// A vector as int8 of its unit vector (×127): a quarter of the memory, and a cosine
+/// within about 1% of the float one (the table's own rows are int8).
+fn unit_i8(v: &[f32]) -> Vec<i8> {
+    let norm = v
+        .iter()
+        .map(|x| x * x)
+        .sum::<f32>()
+        .sqrt()
+        .max(f32::MIN_POSITIVE);
+    v.iter()
+        .map(|x| (x / norm * 127.0).round().clamp(-127.0, 127.0) as i8)
+        .collect()
+}
+
+/// The static table's evidence on the board, explained (nothing under the `no_sem`
+/// ablation, which drops all semantic evidence).
+pub(super) fn read_table(
+    session: &Session,
+    config: &LocateConfig,
+    reading: &Reading,
+    files: &Files<'_>,
+    narrowed: &Narrowed,
+    board: &mut Board,
+) {
+    if config.ablation.no_sem {
+        return;
+    }
+    (board.table, board.table_definitions) = table_evidence(session, reading, files, narrowed);
+    explain_table(&board.table, &board.semantic, &mut board.evidence);
+}
+
+/// The explanation of the static table's match of the files it ranks best, when it
+/// is worth one and no embedder explained the file already.
+fn explain_table(
+    table: &HashMap<usize, FileSimilarity>,
+    embedded: &HashMap<usize, FileSimilarity>,
+    evidence: &mut [Vec<Signal>],
+) {
+    let mut best: Vec<(&usize, &FileSimilarity)> = table.iter().collect();
+    best.sort_by(|a, b| b.1.best.total_cmp(&a.1.best).then(a.0.cmp(b.0)));
+    for (&i, similarity) in best.into_iter().take(TABLE_EXPLAINED_RANK) {
+        if similarity.best >= TABLE_EXPLAINED && !embedded.contains_key(&i) {
+            evidence[i].push(Signal::semantic(format!(
+                "semantic match (static): `{}` ({:.2})",
+                similarity.name, similarity.best
+            )));
+        }
+    }
+}
+
 /// The explanation of a file's semantic match, when it is worth one.
 pub(super) fn explain(similarity: &FileSimilarity) -> Option<Signal> {
     (similarity.best >= EXPLAINED).then(|| {
-        Signal::remark(format!(
+        Signal::semantic(format!(
             "semantic match: `{}` ({:.2})",
             similarity.name, similarity.best
         ))
@@ -173,4 +411,48 @@ fn by_query_weight<'a>(
         .into_iter()
         .chain(order.into_iter().map(|(_, d)| d))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_vectors_read_back_and_refuse_another_table_or_garbage() {
+        let defs = vec![
+            TableDefinition {
+                qualified: "Cache.evict".into(),
+                name: "evict".into(),
+                end: 42,
+                vector: vec![127, -127, 0, 5],
+            },
+            TableDefinition {
+                qualified: "é".into(),
+                name: "é".into(),
+                end: 7,
+                vector: vec![],
+            },
+        ];
+        let bytes = encode_vectors(9, &defs);
+        let back = decode_vectors(9, &bytes).unwrap();
+        assert_eq!(back.len(), 2);
+        assert_eq!(
+            (&*back[0].qualified, &*back[0].name, back[0].end),
+            ("Cache.evict", "evict", 42)
+        );
+        assert_eq!(back[0].vector, defs[0].vector);
+        assert_eq!(&*back[1].name, "é");
+        assert!(decode_vectors(8, &bytes).is_none(), "another table");
+        let first = encode_vectors(9, &defs[..1]).len();
+        for n in 0..bytes.len() {
+            // Every cut but at a definition's end is refused; none panics.
+            let cut = decode_vectors(9, &bytes[..n]);
+            assert_eq!(cut.is_some(), n == 8 || n == first, "cut at {n}");
+        }
+        assert!(
+            decode_vectors(9, &encode_vectors(9, &[]))
+                .unwrap()
+                .is_empty()
+        );
+    }
 }
