@@ -67,9 +67,6 @@ def hand_set(names, x):
     add(0.3 * f["called_by_named"])
     add(0.2 * f["enclosing_named"])
     add(0.5 * f["semantic"])
-    if "table_rank" in f:
-        # The file's best by the static table (rank 0 with a cosine).
-        add(0.15 * ((f["table_rank"] == 0) & (f["table"] > 0)))
     return f["file_share"] * (0.35 + 0.65 * strength)
 
 

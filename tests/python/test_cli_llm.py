@@ -61,7 +61,7 @@ def test_embeddings_from_the_cli_learn_their_dimension(stub, capsys):
     out, err = capsys.readouterr()
     assert code == 0, err
     location = json.loads(out)
-    assert any("semantic match" in s for a in location["anchors"] for s in a["signals"])
+    assert any(s.startswith("semantic match: ") for a in location["anchors"] for s in a["signals"])
     assert any(r["route"] == "embeddings" for r in stub.requests)
 
 

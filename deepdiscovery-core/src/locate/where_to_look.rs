@@ -53,8 +53,6 @@ const NAMED: f32 = 0.8;
 const LEXICAL: f32 = 0.7;
 /// Its body calls a name the task writes.
 const CALLS_NAMED: f32 = 0.3;
-/// The static table finds it the closest in meaning to the task in its file.
-const TABLE: f32 = 0.15;
 /// A definition the task names calls it.
 const CALLED_BY_NAMED: f32 = 0.3;
 /// The task names a definition enclosing it (times the cue's weight).
@@ -98,17 +96,22 @@ pub(crate) struct FileInput<'a> {
     pub table: &'a [crate::semantic::DefinitionCosine],
 }
 
+/// What the semantic evidence says of a file's definitions: the embedder's best
+/// definition and its cosine, if any, and the static table's cosine of each.
+pub(crate) type FileSemantics<'a> = (
+    Option<(&'a str, f32)>,
+    &'a [crate::semantic::DefinitionCosine],
+);
+
 /// The ranked definitions of a Location: the best [`FILES`] of `ranked` that were
 /// parsed (`facts`, with their `documents` and `shares` in the same order), each
-/// file's embedder match by `semantic`, its definitions' static-table cosines by
-/// `table`.
+/// file's embedder match and its definitions' static-table cosines by `semantic`.
 pub(crate) fn of_ranking<'a>(
     ranked: &'a [ScoredFile],
     facts: &'a [(String, std::sync::Arc<Facts>)],
     documents: &'a [std::sync::Arc<Vec<DefinitionTerms>>],
     shares: &'a [Vec<DocumentScore>],
-    semantic: impl Fn(&str) -> Option<(&'a str, f32)>,
-    table: impl Fn(&str) -> &'a [crate::semantic::DefinitionCosine],
+    semantic: impl Fn(&str) -> FileSemantics<'a>,
     query: &Query,
     cues: &[ResolvedCue],
 ) -> (Vec<RankedDefinition>, Vec<DefinitionRow>) {
@@ -121,13 +124,14 @@ pub(crate) fn of_ranking<'a>(
         .iter()
         .filter_map(|r| {
             let k = *by_path.get(r.path.as_str())?;
+            let (embedded, table) = semantic(&r.path);
             Some(FileInput {
                 ranked: r,
                 facts: &facts[k].1,
                 documents: documents.get(k).map_or(&[], |d| d.as_slice()),
                 shares: shares.get(k).map_or(&[], Vec::as_slice),
-                semantic: semantic(&r.path),
-                table: table(&r.path),
+                semantic: embedded,
+                table,
             })
         })
         .take(FILES)
@@ -287,24 +291,7 @@ pub(crate) fn rank(
                     format!("`{caller}`, which the task names, calls it"),
                 );
             }
-            let mut cosine = 0.0;
-            if let Some((name, c)) = file.semantic
-                && crate::facts::code::last_segment(name) == def.name
-                && c > 0.0
-            {
-                cosine = c;
-                evidence.add(SEMANTIC * c, format!("semantic match ({c:.2})"));
-            }
-            let table_cosine = table.cosine(def);
-            if table_cosine.is_some_and(|c| table.is_best(c)) {
-                evidence.add(
-                    TABLE,
-                    format!(
-                        "closest in meaning to the task in its file (static, {:.2})",
-                        table_cosine.unwrap_or(0.0)
-                    ),
-                );
-            }
+            let (cosine, table_features) = semantic_evidence(&mut evidence, file, def, &table);
             let row = row_of(&Row {
                 file: rank,
                 weight,
@@ -320,7 +307,7 @@ pub(crate) fn rank(
                 called_by_named: caller.is_some(),
                 name_words: name_words(&def.name, &terms),
                 enclosing_named: enclosing,
-                table: table.features(table_cosine),
+                table: table_features,
             });
             let score = match model {
                 Some(m) => m.score(&row).0,
@@ -418,6 +405,27 @@ fn row_of(r: &Row<'_>) -> Vec<f32> {
     ]
 }
 
+/// A definition's semantic evidence: the embedder's cosine when it is the file's
+/// best definition by the embedder (explained), and its static-table features.
+fn semantic_evidence(
+    evidence: &mut Evidence,
+    file: &FileInput<'_>,
+    def: &crate::facts::Definition,
+    table: &TableCosines<'_>,
+) -> (f32, [f32; 3]) {
+    let mut cosine = 0.0;
+    if let Some((name, c)) = file.semantic
+        && crate::facts::code::last_segment(name) == def.name
+        && c > 0.0
+    {
+        cosine = c;
+        evidence.add(SEMANTIC * c, format!("semantic match ({c:.2})"));
+    }
+    // Features only: no learned order reads them yet, and a line for the best of
+    // every file would crowd the explanations (the file's own explanation names it).
+    (cosine, table.features(table.cosine(def)))
+}
+
 /// A file's definitions' static-table cosines, found by name and last line.
 struct TableCosines<'a> {
     by_definition: HashMap<(&'a str, u32), f32>,
@@ -442,11 +450,6 @@ impl<'a> TableCosines<'a> {
         self.by_definition
             .get(&(def.name.as_str(), def.span.end))
             .copied()
-    }
-
-    /// Whether `cosine` is the file's best (ties too).
-    fn is_best(&self, cosine: f32) -> bool {
-        self.descending.first().is_some_and(|&b| cosine >= b)
     }
 
     /// `table`, `table_in_file`, `table_rank` of a definition with this cosine.

@@ -334,7 +334,7 @@ fn view_embeddings_are_cached_across_queries() {
         first
             .ranked
             .iter()
-            .any(|f| f.signals.iter().any(|s| s.contains("semantic match")))
+            .any(|f| f.signals.iter().any(|s| s.starts_with("semantic match: ")))
     );
 }
 

@@ -753,15 +753,13 @@ fn where_to_look(
         &described.documents,
         &described.shares,
         |path| {
-            let s = board.semantic.get(&files.by_path.index_of(path)?)?;
-            Some((s.name.as_str(), s.best))
-        },
-        |path| {
-            files
-                .by_path
-                .index_of(path)
-                .and_then(|i| board.table_definitions.get(&i))
-                .map_or(&[], Vec::as_slice)
+            let i = files.by_path.index_of(path);
+            let embedded = i.and_then(|i| board.semantic.get(&i));
+            let table = i.and_then(|i| board.table_definitions.get(&i));
+            (
+                embedded.map(|s| (s.name.as_str(), s.best)),
+                table.map_or(&[], Vec::as_slice),
+            )
         },
         &reading.query,
         &lexical.resolved,
