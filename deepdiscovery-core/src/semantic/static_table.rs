@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::wordpiece::{self, Vocabulary};
+use crate::model_bytes::Reader;
 
 /// The first bytes of a table file.
 const MAGIC: &[u8; 8] = b"DDSTATIC";
@@ -86,7 +87,7 @@ impl StaticTable {
         if sum != hash.to_le_bytes() {
             return Err("the static table's checksum differs: truncated or altered".into());
         }
-        let mut r = Reader { bytes: body, at: 0 };
+        let mut r = Reader::new(body, "the static table file");
         if r.take(MAGIC.len())? != MAGIC {
             return Err("not a static table (magic)".into());
         }
@@ -137,7 +138,7 @@ impl StaticTable {
             .iter()
             .map(|&b| b as i8)
             .collect();
-        if r.at != body.len() {
+        if !r.at_end() {
             return Err("bytes after the static table's rows".into());
         }
         Ok(StaticTable {
@@ -245,30 +246,6 @@ pub fn split_camel(text: &str) -> String {
         out.push(c);
     }
     out
-}
-
-/// A cursor over a file's bytes that refuses to read past the end.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self
-            .at
-            .checked_add(n)
-            .filter(|&end| end <= self.bytes.len())
-            .ok_or("the static table file ends early")?;
-        let out = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(out)
-    }
-
-    fn u32(&mut self) -> Result<u32, String> {
-        let b = self.take(4)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
 }
 
 /// Writes a table file (the format [`StaticTable::parse`] reads): for the tests and

@@ -12,6 +12,7 @@
 
 use super::*;
 use crate::facts::DefKind;
+use crate::model_bytes::Reader;
 use crate::plugins::Embedder;
 use crate::semantic::{self, DefinitionText, FileSimilarity, StaticTable};
 
@@ -234,41 +235,35 @@ fn encode_vectors(hash: u64, defs: &[TableDefinition]) -> Vec<u8> {
 /// [`encode_vectors`] read back; `None` for another table's entry or bytes that do
 /// not decode.
 fn decode_vectors(hash: u64, bytes: &[u8]) -> Option<Vec<TableDefinition>> {
-    fn take<'b>(bytes: &mut &'b [u8], n: usize) -> Option<&'b [u8]> {
-        let (head, rest) = bytes.split_at_checked(n)?;
-        *bytes = rest;
-        Some(head)
+    fn text(r: &mut Reader<'_>) -> Result<Box<str>, String> {
+        let len = r.u16()?;
+        let bytes = r.take(usize::from(len))?;
+        Ok(std::str::from_utf8(bytes)
+            .map_err(|e| e.to_string())?
+            .into())
     }
-    fn text(bytes: &mut &[u8]) -> Option<Box<str>> {
-        let len = u16::from_le_bytes(take(bytes, 2)?.try_into().ok()?);
-        Some(
-            std::str::from_utf8(take(bytes, usize::from(len))?)
-                .ok()?
-                .into(),
-        )
-    }
-    let mut bytes = bytes;
-    if u64::from_le_bytes(take(&mut bytes, 8)?.try_into().ok()?) != hash {
-        return None;
-    }
-    let mut out = Vec::new();
-    while !bytes.is_empty() {
-        let qualified = text(&mut bytes)?;
-        let name = text(&mut bytes)?;
-        let end = u32::from_le_bytes(take(&mut bytes, 4)?.try_into().ok()?);
-        let len = u16::from_le_bytes(take(&mut bytes, 2)?.try_into().ok()?);
-        let vector = take(&mut bytes, usize::from(len))?
-            .iter()
-            .map(|&v| v as i8)
-            .collect();
-        out.push(TableDefinition {
-            qualified,
-            name,
-            end,
-            vector,
-        });
-    }
-    Some(out)
+    let mut r = Reader::new(bytes, "stored table vectors");
+    let read = |r: &mut Reader<'_>| -> Result<Vec<TableDefinition>, String> {
+        if u64::from_le_bytes(r.take(8)?.try_into().map_err(|_| "hash")?) != hash {
+            return Err("another table's vectors".into());
+        }
+        let mut out = Vec::new();
+        while !r.at_end() {
+            let qualified = text(r)?;
+            let name = text(r)?;
+            let end = r.u32()?;
+            let len = r.u16()?;
+            let vector = r.take(usize::from(len))?.iter().map(|&v| v as i8).collect();
+            out.push(TableDefinition {
+                qualified,
+                name,
+                end,
+                vector,
+            });
+        }
+        Ok(out)
+    };
+    read(&mut r).ok()
 }
 
 /// A vector as int8 of its unit vector (×127): a quarter of the memory, and a cosine
