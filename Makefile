@@ -172,7 +172,9 @@ fuzz: $(VPY)
 # (benches/mined_patches.py). NAME-nohist.jsonl rows (the same pass with --no-history)
 # are scored, never trained on (benches/train_definitions.py).
 MINED_TASKS ?= $(wildcard $(DD_EVAL_MINED)/tasks.jsonl)
-# The vocabulary bridge (deepdiscovery-core/src/bridge/bridge.bin) is trained first, from
+# The static table (`make train-table`, below) is distilled first when the embedder's
+# pairs are there (EMBEDDER_PAIRS): the feature rows carry its cosines, so dump them
+# after it. The vocabulary bridge (deepdiscovery-core/src/bridge/bridge.bin) is trained next, from
 # the corpus of mined task -> changed-file pairs (`benches/bridge_corpus.py`; the
 # commands are in benches/results/bridge-2026-12-06.md), when that corpus exists.
 FEATURES ?= $(DD_EVAL_FEATURES)
@@ -183,6 +185,7 @@ train:
 	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
 	$(TRAIN_VENV)/bin/python -m pip install -q "numpy>=2,<3" "scipy>=1.13,<2" "xxhash>=3,<5" \
 		"scikit-learn==1.9.1" "lightgbm==4.7.0"
+	$(if $(wildcard $(EMBEDDER_PAIRS)),$(MAKE) train-table,@echo "no $(EMBEDDER_PAIRS): the static table is not distilled")
 	$(if $(and $(BRIDGE_CORPUS),$(wildcard $(BRIDGE_CORPUS))),$(TRAIN_VENV)/bin/python benches/train_bridge.py \
 		--corpus $(BRIDGE_CORPUS) --out deepdiscovery-core/src/bridge/bridge.bin \
 		--report benches/results/bridge-training.md,@echo "no $(BRIDGE_CORPUS): the bridge is not retrained")

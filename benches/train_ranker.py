@@ -238,12 +238,17 @@ def fit(kind, tasks):
     return model.fit(x, y)
 
 
-def cross_validate(tasks, kind, k=5):
+def cross_validate(tasks, kind, k=5, held=()):
+    """Out-of-fold scores of `tasks` (each repository's by a model that never saw it),
+    and of `held` (scored, never trained on: e.g. the same tasks without history) by
+    the model of their repository's fold."""
     fold_of = folds(tasks, k)
     scores = {}
     for f in range(k):
         train = [t for t in tasks if fold_of[t["repo"]] != f]
         test = [t for t in tasks if fold_of[t["repo"]] == f]
+        # A held repository that no training task has goes with fold 0's model.
+        test += [t for t in held if fold_of.get(t["repo"], 0) == f]
         if not test:
             continue
         model = fit(kind, train)
@@ -355,7 +360,9 @@ def table(results, sets):
     ]
     for name in sets + ["all"]:
         for scorer, m in results.items():
-            r = m[name]
+            r = m.get(name)
+            if r is None:
+                continue
             lines.append(
                 f"| {name} | {scorer} | {r['tasks']} | {100 * r['@1']:.1f} | {100 * r['@5']:.1f} | "
                 f"{100 * r['@10']:.1f} | {100 * r['@8']:.1f} | {r['mrr']:.3f} | {r['multi']} | "
@@ -374,6 +381,13 @@ def main():
     )
     ap.add_argument("--final", default="lambdarank-small", help="the model written to --out")
     ap.add_argument(
+        "--eval",
+        action="append",
+        default=[],
+        help="NAME=FEATURES.jsonl scored out of fold, never trained on (e.g. the same "
+        "tasks dumped with --no-history)",
+    )
+    ap.add_argument(
         "--drop",
         default="",
         help="features left out, comma-separated (to measure what they add; the model "
@@ -382,6 +396,10 @@ def main():
     args = ap.parse_args()
     sets = [s.split("=", 1) for s in args.sets]
     tasks, names = load(sets)
+    evals = [s.split("=", 1) for s in args.eval]
+    held, held_names = load(evals) if evals else ([], names)
+    if held and held_names != names:
+        sys.exit("--eval: feature names differ from the training sets'")
     dropped = [d for d in args.drop.split(",") if d]
     unknown = [d for d in dropped if d not in (names or [])]
     if unknown:
@@ -389,7 +407,7 @@ def main():
     if dropped:
         keep = [i for i, n in enumerate(names) if n not in dropped]
         names = [names[i] for i in keep]
-        for t in tasks:
+        for t in tasks + held:
             t["x"] = t["x"][:, keep]
     NAMES[:] = names
     if not tasks:
@@ -398,10 +416,16 @@ def main():
     results = {"eq6 (paper)": metrics(tasks, lambda t: -np.arange(len(t["paths"])))}
     out_of_fold = {}
     for kind in args.kinds.split(","):
-        scores = cross_validate(tasks, kind)
+        scores = cross_validate(tasks, kind, held=held)
         out_of_fold[kind] = scores
         results[f"{kind} (grouped CV)"] = metrics(tasks, lambda t: scores[(t["set"], t["id"])])
-    report = table(results, [s[0] for s in sets])
+        if held:
+            results[f"{kind} (grouped CV, held sets)"] = metrics(
+                held, lambda t: scores[(t["set"], t["id"])]
+            )
+    if held:
+        results["eq6 (paper), held sets"] = metrics(held, lambda t: -np.arange(len(t["paths"])))
+    report = table(results, [s[0] for s in sets] + [s[0] for s in evals])
     print(report)
     if args.out:
         model = fit(args.final, tasks)

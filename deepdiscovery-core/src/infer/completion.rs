@@ -118,10 +118,12 @@ pub const COMPLETION_FEATURES: [&str; COMPLETION_FEATURE_COUNT] = [
     "emb_best",
     // The static table's cosine of its best definition (issue 47; the default path).
     "tab_best",
+    // What the past changes the static table finds close to the task lend it.
+    "tab_past",
 ];
 
 /// How many features a completion row has.
-pub const COMPLETION_FEATURE_COUNT: usize = 37;
+pub const COMPLETION_FEATURE_COUNT: usize = 38;
 
 /// A candidate's row and what ties it to the context.
 #[derive(Debug, Clone)]
@@ -361,6 +363,7 @@ impl<'a> Context<'a> {
             beyond.bridge,
             beyond.semantic,
             beyond.table,
+            beyond.table_past,
         ];
         debug_assert_eq!(row.len(), COMPLETION_FEATURE_COUNT);
         let from = match (&linked, self.anchors.get(coupling.anchor)) {

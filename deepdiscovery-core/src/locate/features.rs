@@ -126,10 +126,15 @@ pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
     "tab_best",
     "tab_top3",
     "tab_rank",
+    // The past changes whose messages the static table finds close to the task
+    // (`past_changes::semantic`; 0 without a history): the best standard score of a
+    // commit that changed the file, and what the best commits lend it.
+    "tab_past_best",
+    "tab_past",
 ];
 
 /// How many features a row has.
-pub const FEATURE_COUNT: usize = 72;
+pub const FEATURE_COUNT: usize = 74;
 
 /// The feature rows of the candidates of one query.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -165,6 +170,9 @@ pub(crate) struct Inputs<'a> {
     pub semantic: &'a HashMap<usize, crate::semantic::FileSimilarity>,
     /// What the static table says of the candidates with facts, by artifact index.
     pub table: &'a HashMap<usize, crate::semantic::FileSimilarity>,
+    /// What the static table says of the past changes, by artifact index (empty
+    /// without a history).
+    pub table_past: &'a HashMap<usize, super::past_changes::SemanticPast>,
 }
 
 /// How many of the best candidates the co-change feature looks from.
@@ -423,6 +431,8 @@ impl<'a> RowContext<'a> {
                 },
             ]);
         }
+        let past = inputs.table_past.get(&i).copied().unwrap_or_default();
+        row.extend([past.best, past.lent]);
     }
 }
 

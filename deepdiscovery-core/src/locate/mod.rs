@@ -293,6 +293,9 @@ pub(crate) struct BeyondWords {
     /// Its best definition's cosine with the task by the static table
     /// (`semantic::static_table`; 0 when the file has no facts).
     pub table: f32,
+    /// What the past changes whose messages the static table finds close to the task
+    /// lend it (`past_changes::semantic`; 0 without a history).
+    pub table_past: f32,
 }
 
 /// The ranked files whose matched terms [`Location`] keeps.

@@ -157,30 +157,17 @@ pub(super) fn apply(
     // Best match first; among equals the newer commit (history order).
     best.sort_by(|&a, &b| similarity[b].total_cmp(&similarity[a]).then(a.cmp(&b)));
     best.truncate(MAX_COMMITS);
-    // How many commits changed each file, for its rarity.
-    let mut changed: HashMap<&str, u32> = HashMap::new();
-    for commit in &history.commits {
-        for path in &commit.paths {
-            *changed.entry(path.as_str()).or_default() += 1;
-        }
-    }
-    let commits = history.commits.len() as f32;
-    let rarity = |path: &str| {
-        let n = changed.get(path).copied().unwrap_or(1).max(1) as f32;
-        (1.0 + commits / n).ln() / (1.0 + commits).ln()
-    };
+    let rarity = Rarity::of(history);
     // Per file: the summed say of its commits, and the commit that said most.
     let mut lent: HashMap<usize, (f32, usize, f32, usize)> = HashMap::new();
     for &k in &best {
         let commit = &history.commits[k];
-        let days = ((history.head_time - commit.time).max(0) as f32) / 86_400.0;
-        let age = 1.0 / (1.0 + days / AGE_DAYS);
-        let say = similarity[k] * age / (commit.paths.len() as f32).sqrt();
+        let say = similarity[k] * age(history, commit) / (commit.paths.len() as f32).sqrt();
         for path in &commit.paths {
             let Some(i) = by_path.index_of(path) else {
                 continue;
             };
-            let say = say * rarity(path);
+            let say = say * rarity.of_path(path);
             let entry = lent.entry(i).or_insert((0.0, k, 0.0, 0));
             entry.0 += say;
             entry.3 += 1;
@@ -209,6 +196,141 @@ pub(super) fn apply(
             ),
         ));
     }
+}
+
+/// `rarity(f) = ln(1 + N / n_f) / ln(1 + N)`: how little a file's change says of
+/// the change it is in (`n_f` of the history's `N` commits changed it).
+struct Rarity<'h> {
+    changed: HashMap<&'h str, u32>,
+    commits: f32,
+}
+
+impl<'h> Rarity<'h> {
+    fn of(history: &'h History) -> Self {
+        let mut changed: HashMap<&str, u32> = HashMap::new();
+        for commit in &history.commits {
+            for path in &commit.paths {
+                *changed.entry(path.as_str()).or_default() += 1;
+            }
+        }
+        Rarity {
+            changed,
+            commits: history.commits.len() as f32,
+        }
+    }
+
+    fn of_path(&self, path: &str) -> f32 {
+        let n = self.changed.get(path).copied().unwrap_or(1).max(1) as f32;
+        (1.0 + self.commits / n).ln() / (1.0 + self.commits).ln()
+    }
+}
+
+/// `age(c) = 1 / (1 + days before HEAD / 365)`.
+fn age(history: &History, commit: &crate::source::Commit) -> f32 {
+    let days = ((history.head_time - commit.time).max(0) as f32) / 86_400.0;
+    1.0 / (1.0 + days / AGE_DAYS)
+}
+
+/// What the past changes whose messages mean what the task means say of a file
+/// (issue 47; the static table's cosines in place of the words').
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct SemanticPast {
+    /// The best standard score (cosine over the history's mean, in its standard
+    /// deviations; at least 0) of a commit that changed the file.
+    pub best: f32,
+    /// `past(f)` with those standard scores as `sim`, over the [`MAX_COMMITS`]
+    /// commits that score best.
+    pub lent: f32,
+    /// The commit of the best standard score (its index in the history).
+    pub commit: usize,
+}
+
+/// The explanation of a file's best semantic past change: its commit and how far
+/// above the history's mean it lies.
+pub(crate) fn explain_semantic(history: &History, past: &SemanticPast) -> Option<String> {
+    let commit = history.commits.get(past.commit)?;
+    Some(format!(
+        "semantic match (static): commit {} '{}' changed this file (+{:.1} sd)",
+        &commit.id[..commit.id.len().min(7)],
+        short(&commit.subject),
+        past.best
+    ))
+}
+
+/// A commit message's bytes read by the static table at most: its subject and the
+/// head of its body (a long body is a changelog more than a summary).
+const MESSAGE_BYTES: usize = 600;
+
+/// The past changes' semantic say of every file they changed (indexed like the
+/// listing): each commit's message (subject and body head) embedded by `embed`, its
+/// cosine with `task` (a unit vector) made a standard score over the history, since
+/// a static table's cosines crowd in a narrow band. The commits of a history are
+/// bounded by its options, so this is bounded too.
+pub(crate) fn semantic(
+    history: &History,
+    task: &[f32],
+    embed: impl Fn(&str) -> Option<Vec<f32>>,
+    by_path: &impl crate::hashing::IndexOf,
+) -> HashMap<usize, SemanticPast> {
+    let mut cosines: Vec<(usize, f32)> = Vec::new();
+    let mut text = String::new();
+    for (k, commit) in history.commits.iter().enumerate() {
+        if commit.paths.is_empty() {
+            continue;
+        }
+        text.clear();
+        text.push_str(&commit.subject);
+        text.push('\n');
+        text.push_str(crate::text::prefix(&commit.message, MESSAGE_BYTES));
+        if let Some(v) = embed(&text) {
+            cosines.push((k, crate::semantic::cosine(task, &v)));
+        }
+    }
+    if cosines.len() < 2 {
+        return HashMap::new();
+    }
+    let n = cosines.len() as f32;
+    let mean = cosines.iter().map(|c| c.1).sum::<f32>() / n;
+    let sd = (cosines.iter().map(|c| (c.1 - mean).powi(2)).sum::<f32>() / n).sqrt();
+    if sd <= f32::EPSILON {
+        return HashMap::new();
+    }
+    // On the grid of the cosines, so that the last bits of a sum do not move a
+    // learned threshold.
+    let z: Vec<(usize, f32)> = cosines
+        .iter()
+        .map(|&(k, c)| (k, crate::semantic::on_grid(((c - mean) / sd).max(0.0))))
+        .collect();
+    let rarity = Rarity::of(history);
+    let mut out: HashMap<usize, SemanticPast> = HashMap::new();
+    for &(k, score) in &z {
+        for path in &history.commits[k].paths {
+            if let Some(i) = by_path.index_of(path) {
+                let entry = out.entry(i).or_default();
+                // The first commit (the newest) of the best score names it.
+                if score > entry.best {
+                    (entry.best, entry.commit) = (score, k);
+                }
+            }
+        }
+    }
+    let mut best = z;
+    // Best first; among equals the newer commit (history order).
+    best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    best.truncate(MAX_COMMITS);
+    for (k, score) in best {
+        let commit = &history.commits[k];
+        let say = score * age(history, commit) / (commit.paths.len() as f32).sqrt();
+        for path in &commit.paths {
+            if let Some(i) = by_path.index_of(path) {
+                out.entry(i).or_default().lent += say * rarity.of_path(path);
+            }
+        }
+    }
+    for past in out.values_mut() {
+        past.lent = crate::semantic::on_grid(past.lent);
+    }
+    out
 }
 
 /// A subject cut to 72 characters for an explanation.
@@ -294,6 +416,57 @@ mod tests {
         apply(&history, &query, &by_path, &mut evidence);
         let (index, changes) = (evidence[0][0].strength, evidence[1][0].strength);
         assert!(index > 2.5 * changes, "{index} {changes}");
+    }
+
+    /// A toy embedder: one dimension per word of a small vocabulary.
+    fn toy_embed(text: &str) -> Option<Vec<f32>> {
+        const WORDS: [&str; 6] = ["slow", "fast", "logo", "docs", "bump", "cache"];
+        let lower = text.to_lowercase();
+        let v: Vec<f32> = WORDS
+            .iter()
+            .map(|w| lower.matches(w).count() as f32)
+            .collect();
+        v.iter().any(|&x| x > 0.0).then_some(v)
+    }
+
+    #[test]
+    fn past_changes_close_in_meaning_lend_to_their_files() {
+        let history = History::new(
+            "h".repeat(40),
+            1_700_000_000,
+            vec![
+                commit('a', 10, "Make the cache fast again", &["core/cache.py"]),
+                commit('b', 20, "Add a logo to the docs", &["docs/logo.md"]),
+                commit('c', 30, "Bump version", &["setup.py"]),
+                commit(
+                    'd',
+                    40,
+                    "Docs: bump the logo",
+                    &["docs/logo.md", "setup.py"],
+                ),
+                commit('e', 50, "No vector for this one", &["core/other.py"]),
+            ],
+        );
+        let paths = ["core/cache.py", "docs/logo.md", "setup.py", "core/other.py"];
+        let by_path: crate::hashing::PathIndex<'_> =
+            paths.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+        let task = toy_embed("the cache is slow, make it fast").unwrap();
+        let past = semantic(&history, &task, toy_embed, &by_path);
+        let cache = past[&0];
+        assert!(cache.best > 1.0 && cache.lent > 0.0, "{past:?}");
+        let said = explain_semantic(&history, &cache).unwrap();
+        assert!(
+            said.starts_with("semantic match (static): commit aaaaaaa 'Make the cache fast again'"),
+            "{said}"
+        );
+        // A commit no closer than the history's mean says nothing; a file no embedded
+        // commit changed is absent.
+        assert_eq!(past.get(&1).map_or(0.0, |p| p.best), 0.0, "{past:?}");
+        assert!(!past.contains_key(&3), "{past:?}");
+        // Deterministic, and nothing without a history to compare with.
+        assert_eq!(semantic(&history, &task, toy_embed, &by_path), past);
+        let one = History::new("h".repeat(40), 0, history.commits[..1].to_vec());
+        assert!(semantic(&one, &task, toy_embed, &by_path).is_empty());
     }
 
     #[test]

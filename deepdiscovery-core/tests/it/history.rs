@@ -16,18 +16,18 @@ use deepdiscovery_core::{DiscoverConfig, MemorySource, Relation, RepoGraph, Sess
 use crate::support::{assert_edge, assert_no_edge};
 
 /// Seconds since the epoch of day 0 of every fixture history.
-const DAY0: i64 = 1_700_000_000;
+pub(crate) const DAY0: i64 = 1_700_000_000;
 
 /// A git repository in a temporary directory, committed to with fixed dates and a
 /// configuration of its own (no system or global configuration is read).
-struct Repo {
+pub(crate) struct Repo {
     dir: tempfile::TempDir,
     edits: usize,
 }
 
 impl Repo {
     /// A new repository on branch `main`, or `None` when git is not on PATH.
-    fn new() -> Option<Repo> {
+    pub(crate) fn new() -> Option<Repo> {
         let available = Command::new("git")
             .arg("--version")
             .output()
@@ -47,12 +47,12 @@ impl Repo {
         Some(repo)
     }
 
-    fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.dir.path()
     }
 
     /// Runs git in the repository at the time of `day`; returns its trimmed output.
-    fn git(&self, args: &[&str], day: i64) -> String {
+    pub(crate) fn git(&self, args: &[&str], day: i64) -> String {
         let date = format!("@{} +0000", DAY0 + day * 86_400);
         let out = Command::new("git")
             .current_dir(self.root())
@@ -75,14 +75,14 @@ impl Repo {
     }
 
     /// Writes a file (creating directories).
-    fn write(&self, rel: &str, content: &str) {
+    pub(crate) fn write(&self, rel: &str, content: &str) {
         let path = self.root().join(rel);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, content).unwrap();
     }
 
     /// Appends a distinct comment line to each file, creating it if needed.
-    fn edit(&mut self, files: &[&str]) {
+    pub(crate) fn edit(&mut self, files: &[&str]) {
         for rel in files {
             self.edits += 1;
             let path = self.root().join(rel);
@@ -92,7 +92,7 @@ impl Repo {
     }
 
     /// Commits everything in the work tree on `day`; returns the commit id.
-    fn commit(&self, day: i64, message: &str) -> String {
+    pub(crate) fn commit(&self, day: i64, message: &str) -> String {
         self.git(&["add", "-A"], day);
         self.git(&["commit", "-q", "-m", message], day);
         self.git(&["rev-parse", "HEAD"], day)
@@ -100,7 +100,7 @@ impl Repo {
 
     /// `count` commits from `day` on, each adding one unrelated file: history in which
     /// the files under test are rare, as in any real repository.
-    fn filler(&mut self, day: i64, count: usize) {
+    pub(crate) fn filler(&mut self, day: i64, count: usize) {
         for i in 0..count {
             let name = format!("filler/unrelated{}.txt", self.edits + i);
             self.change(day + i as i64, &[&name]);
@@ -108,7 +108,7 @@ impl Repo {
     }
 
     /// Edits `files` and commits them on `day`.
-    fn change(&mut self, day: i64, files: &[&str]) -> String {
+    pub(crate) fn change(&mut self, day: i64, files: &[&str]) -> String {
         self.edit(files);
         self.commit(day, &format!("change {}", files.join(" ")))
     }

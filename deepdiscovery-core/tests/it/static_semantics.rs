@@ -115,3 +115,92 @@ fn the_files_it_ranks_best_are_explained_by_their_definition() {
         format!("{:?}", again.ranked)
     );
 }
+
+/// The features of the past changes the table finds close to the task, of `path`:
+/// (tab_past_best, tab_past).
+fn past_features(location: &Location, path: &str) -> (f32, f32) {
+    let k = FEATURE_NAMES
+        .iter()
+        .position(|n| *n == "tab_past_best")
+        .unwrap();
+    let (_, row) = location
+        .features
+        .rows
+        .iter()
+        .find(|(p, _)| p == path)
+        .unwrap_or_else(|| panic!("{path} has no row"));
+    (row[k], row[k + 1])
+}
+
+#[test]
+fn past_changes_that_mean_what_the_task_means_lend_to_their_files() {
+    let Some(mut repo) = crate::history::Repo::new() else {
+        return;
+    };
+    for (path, text) in FILES {
+        repo.write(path, text);
+    }
+    repo.commit(0, "Initial version of the service");
+    repo.filler(1, 6);
+    // None of these messages shares a word with the task; one means what it means.
+    for (day, path, message) in [
+        (
+            10,
+            "service/throttle.py",
+            "Stop abusive callers from hammering endpoints",
+        ),
+        (
+            11,
+            "service/images.py",
+            "Sharper previews for uploaded pictures",
+        ),
+        (
+            12,
+            "service/billing.py",
+            "Refund customers whose payment failed",
+        ),
+        (
+            13,
+            "service/mailer.py",
+            "Greet newcomers in their own language",
+        ),
+    ] {
+        repo.edit(&[path]);
+        repo.commit(day, message);
+    }
+    let session = Session::open(repo.root()).unwrap();
+    let task = Task::new(TASK).unwrap();
+    let location = session.locate(&task, &LocateConfig::default()).unwrap();
+    let (best, lent) = past_features(&location, "service/throttle.py");
+    for other in [
+        "service/images.py",
+        "service/billing.py",
+        "service/mailer.py",
+    ] {
+        let (other_best, other_lent) = past_features(&location, other);
+        assert!(
+            best > other_best && lent > other_lent,
+            "throttle ({best}, {lent}) against {other} ({other_best}, {other_lent})"
+        );
+    }
+    // The past change is named in the file's explanation.
+    let throttle = location
+        .ranked
+        .iter()
+        .find(|f| f.path == "service/throttle.py")
+        .unwrap();
+    assert!(
+        throttle
+            .signals
+            .iter()
+            .any(|s| s.starts_with("semantic match (static): commit ")
+                && s.contains("'Stop abusive callers from hammering endpoints'")),
+        "{:?}",
+        throttle.signals
+    );
+    // Without the history, nothing.
+    let mut config = LocateConfig::default();
+    config.ablation.no_history = true;
+    let plain = session.locate(&task, &config).unwrap();
+    assert_eq!(past_features(&plain, "service/throttle.py"), (0.0, 0.0));
+}

@@ -189,6 +189,9 @@ struct Board {
     /// each of their definitions.
     table: HashMap<usize, crate::semantic::FileSimilarity>,
     table_definitions: HashMap<usize, Vec<crate::semantic::DefinitionCosine>>,
+    /// What the past changes whose messages the static table finds close to the task
+    /// say of the files they changed (empty without a history).
+    table_past: HashMap<usize, past_changes::SemanticPast>,
     /// Whether the models trained with an embedder present score this query and
     /// complete its change set: its evidence is there, and the repository's history
     /// is as deep as in their training (without one, the change-set completion's plain
@@ -238,6 +241,7 @@ fn first_scores(
         semantic: HashMap::new(),
         table: HashMap::new(),
         table_definitions: HashMap::new(),
+        table_past: HashMap::new(),
         semantic_models: false,
     };
     (board, wordless)
@@ -573,6 +577,7 @@ fn learned_ranking(
         bridge: &lexical.bridged,
         semantic: &board.semantic,
         table: &board.table,
+        table_past: &board.table_past,
     };
     let rows = features::compute(&inputs, &order);
     // The model trained with an embedder scores candidates that have its evidence.
@@ -677,6 +682,7 @@ fn answer(
                 bridge: lexical.bridged[i],
                 semantic: board.semantic.get(&i).map_or(0.0, |s| s.best),
                 table: board.table.get(&i).map_or(0.0, |s| s.best),
+                table_past: board.table_past.get(&i).map_or(0.0, |p| p.lent),
             };
             (artifacts[i].path.clone(), words)
         })

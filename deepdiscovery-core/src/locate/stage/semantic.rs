@@ -294,7 +294,56 @@ pub(super) fn read_table(
         return;
     }
     (board.table, board.table_definitions) = table_evidence(session, reading, files, narrowed);
+    board.table_past = table_past(session, config, reading, files);
+    if let Some(history) = session.history_listed() {
+        explain_table_past(&history, &board.table_past, &mut board.evidence);
+    }
     explain_table(&board.table, &board.semantic, &mut board.evidence);
+}
+
+/// What the static table says of the past changes (`past_changes::semantic`): empty
+/// without a history, or when the history or the past changes are ablated.
+fn table_past(
+    session: &Session,
+    config: &LocateConfig,
+    reading: &Reading,
+    files: &Files<'_>,
+) -> HashMap<usize, past_changes::SemanticPast> {
+    if config.ablation.no_history || config.ablation.no_past_changes {
+        return HashMap::new();
+    }
+    let (Some(embedder), Some(history)) =
+        (StaticTable::builtin_embedder(), session.history_listed())
+    else {
+        return HashMap::new();
+    };
+    let Some(task) = embedder.embed(&reading.text) else {
+        return HashMap::new();
+    };
+    past_changes::semantic(&history, &task, |t| embedder.embed(t), &files.by_path)
+}
+
+/// A past change is named in a file's evidence from this standard score up (its
+/// cosine with the task this many standard deviations above the history's mean)...
+const PAST_EXPLAINED: f32 = 2.0;
+/// ...when the file is among this many that the semantic past changes lend most.
+const PAST_EXPLAINED_RANK: usize = 3;
+
+/// The explanation of the semantic past changes of the files they lend most to.
+fn explain_table_past(
+    history: &crate::source::History,
+    past: &HashMap<usize, past_changes::SemanticPast>,
+    evidence: &mut [Vec<Signal>],
+) {
+    let mut best: Vec<(&usize, &past_changes::SemanticPast)> = past.iter().collect();
+    best.sort_by(|a, b| b.1.lent.total_cmp(&a.1.lent).then(a.0.cmp(b.0)));
+    for (&i, p) in best.into_iter().take(PAST_EXPLAINED_RANK) {
+        if p.best >= PAST_EXPLAINED
+            && let Some(said) = past_changes::explain_semantic(history, p)
+        {
+            evidence[i].push(Signal::semantic(said));
+        }
+    }
 }
 
 /// The explanation of the static table's match of the files it ranks best, when it
