@@ -149,7 +149,8 @@ fuzz: $(VPY)
 	$(VPY) fuzz/python/tool_calls.py -max_total_time=$(FUZZ_SECONDS) -timeout=60 \
 		-artifact_prefix=fuzz/artifacts/tools/ fuzz/target/corpus/tools
 
-# The learned scorer of the Location stage (deepdiscovery-core/src/locate/ranker.json)
+# The learned scorer of the Location stage (deepdiscovery-core/src/locate/ranker.json;
+# ranker_plain.json, for queries without a deep history, from the NAME-nohist.jsonl rows)
 # and the learned change-set completion (deepdiscovery-core/src/infer/completion.json
 # with history, completion_plain.json without; trained on the mined sets only, the
 # others held out) from feature dumps
@@ -193,6 +194,10 @@ train:
 		--out deepdiscovery-core/src/locate/ranker.json \
 		--report benches/results/ranker-cv.md \
 		$(foreach s,lite ml mined sample train single,$(if $(wildcard $(FEATURES)/$(s).jsonl),$(s)=$(FEATURES)/$(s).jsonl))
+	$(if $(wildcard $(FEATURES)/*-nohist.jsonl),$(TRAIN_VENV)/bin/python benches/train_ranker.py \
+		--out deepdiscovery-core/src/locate/ranker_plain.json \
+		--report benches/results/ranker-plain-cv.md \
+		$(foreach s,lite ml mined sample train single,$(if $(wildcard $(FEATURES)/$(s)-nohist.jsonl),$(s)=$(FEATURES)/$(s)-nohist.jsonl)),@echo "no $(FEATURES)/*-nohist.jsonl: the scorer without history is not retrained")
 	$(TRAIN_VENV)/bin/python benches/train_completion.py \
 		--out deepdiscovery-core/src/infer/completion.json \
 		--report benches/results/completion-cv.md \

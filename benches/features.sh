@@ -3,6 +3,8 @@
 # work trees with history (as users run):
 # - OUT_DIR/NAME.jsonl: the Location stage's feature rows of every candidate (the
 #   learned scorer, `eval_tasks --locate --features`);
+# - OUT_DIR/NAME-nohist.jsonl: the same without the history (`--no-history`): the
+#   scorer for those (ranker_plain.json), and the definitions' held-out rows;
 # - OUT_DIR/completion/NAME.jsonl: the rows of the learned change-set completion's
 #   candidates (`eval_tasks --features`, the whole of discover);
 # - OUT_DIR/completion-plain/NAME.jsonl: the same without the history (`--no-history`,
@@ -50,6 +52,11 @@ for set in $tasks; do
         --mirrors "$mirrors" --checkouts "$checkouts/$name" \
         --json "$out/$name.jsonl" "$file" > "$out/$name.txt" 2>&1
     tail -n 3 "$out/$name.txt"
+    # shellcheck disable=SC2086
+    target/release/examples/eval_tasks --locate --features --with-history --no-history $embedder \
+        --mirrors "$mirrors" --checkouts "$checkouts/$name" \
+        --json "$out/$name-nohist.jsonl" "$file" > "$out/$name-nohist.txt" 2>&1
+    tail -n 3 "$out/$name-nohist.txt"
     # shellcheck disable=SC2086
     target/release/examples/eval_tasks --features --with-history $embedder \
         --mirrors "$mirrors" --checkouts "$checkouts/$name" \

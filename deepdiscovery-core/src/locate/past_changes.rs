@@ -269,23 +269,23 @@ const MESSAGE_BYTES: usize = 600;
 pub(crate) fn semantic(
     history: &History,
     task: &[f32],
-    embed: impl Fn(&str) -> Option<Vec<f32>>,
+    embed: impl Fn(&str) -> Option<Vec<f32>> + Sync,
     by_path: &impl crate::hashing::IndexOf,
 ) -> HashMap<usize, SemanticPast> {
-    let mut cosines: Vec<(usize, f32)> = Vec::new();
-    let mut text = String::new();
-    for (k, commit) in history.commits.iter().enumerate() {
-        if commit.paths.is_empty() {
-            continue;
-        }
-        text.clear();
-        text.push_str(&commit.subject);
-        text.push('\n');
-        text.push_str(crate::text::prefix(&commit.message, MESSAGE_BYTES));
-        if let Some(v) = embed(&text) {
-            cosines.push((k, crate::semantic::cosine(task, &v)));
-        }
-    }
+    use rayon::prelude::*;
+    // Each message alone, in parallel, collected in the history's order: the same
+    // cosines whatever the threads.
+    let cosines: Vec<(usize, f32)> = history
+        .commits
+        .par_iter()
+        .enumerate()
+        .filter(|(_, commit)| !commit.paths.is_empty())
+        .filter_map(|(k, commit)| {
+            let body = crate::text::prefix(&commit.message, MESSAGE_BYTES);
+            let text = format!("{}\n{body}", commit.subject);
+            Some((k, crate::semantic::cosine(task, &embed(&text)?)))
+        })
+        .collect();
     if cosines.len() < 2 {
         return HashMap::new();
     }
@@ -467,6 +467,51 @@ mod tests {
         assert_eq!(semantic(&history, &task, toy_embed, &by_path), past);
         let one = History::new("h".repeat(40), 0, history.commits[..1].to_vec());
         assert!(semantic(&one, &task, toy_embed, &by_path).is_empty());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Any messages (any text, of any length) and paths: no panic, finite
+        /// non-negative scores, the same answer twice.
+        #[test]
+        fn any_history_gives_finite_scores_deterministically(
+            commits in proptest::collection::vec(
+                (".{0,40}", "(?s).{0,900}", proptest::collection::vec("[a-c]/[a-d]", 0..4)),
+                0..24,
+            ),
+            task in ".{0,60}",
+        ) {
+            let Some(table) = crate::semantic::StaticTable::builtin_embedder() else {
+                return Ok(());
+            };
+            let commits: Vec<Commit> = commits
+                .into_iter()
+                .enumerate()
+                .map(|(k, (subject, message, paths))| Commit {
+                    id: format!("{k:040}"),
+                    time: 1_700_000_000 - k as i64 * 3_600,
+                    author: "a".into(),
+                    subject,
+                    message,
+                    paths,
+                })
+                .collect();
+            let history = History::new("h".repeat(40), 1_700_000_000, commits);
+            let paths = ["a/a", "a/b", "b/c", "c/d"];
+            let by_path: crate::hashing::PathIndex<'_> =
+                paths.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+            let Some(task) = table.embed(&task) else {
+                return Ok(());
+            };
+            let first = semantic(&history, &task, |t| table.embed(t), &by_path);
+            for past in first.values() {
+                proptest::prop_assert!(past.best.is_finite() && past.best >= 0.0);
+                proptest::prop_assert!(past.lent.is_finite() && past.lent >= 0.0);
+                proptest::prop_assert!(explain_semantic(&history, past).is_some());
+            }
+            let again = semantic(&history, &task, |t| table.embed(t), &by_path);
+            proptest::prop_assert_eq!(first, again);
+        }
     }
 
     #[test]

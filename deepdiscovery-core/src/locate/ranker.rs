@@ -11,7 +11,10 @@
 //! A second model, `ranker_semantic.json`, is trained on the same kind of rows with an
 //! embedder present (issue 46, item 5): it also reads the semantic features
 //! (`emb_best`, `emb_top3`, `emb_rank`). It scores a query whose candidates have that
-//! evidence; `ranker.json`, which never saw it, scores every other query.
+//! evidence; `ranker.json`, which never saw it, scores every other query with a deep
+//! history. A third, `ranker_plain.json`, is trained on the same tasks' rows without
+//! their history (a shallow clone, a tarball, a plain directory): it scores the
+//! queries that have none, as the change-set completion's plain model does.
 
 use std::sync::OnceLock;
 
@@ -22,6 +25,9 @@ use crate::trees::Trees;
 const BUILTIN: &str = include_str!("ranker.json");
 /// The committed model trained with an embedder present.
 const SEMANTIC: &str = include_str!("ranker_semantic.json");
+
+/// The committed model trained on rows without a history.
+const PLAIN: &str = include_str!("ranker_plain.json");
 
 /// The committed model, read once; `None` when it does not fit this build's
 /// features (then the Location stage keeps Eq. 6's hand weights).
@@ -38,6 +44,15 @@ pub(crate) fn semantic() -> Option<&'static Trees> {
     static MODEL: OnceLock<Option<Trees>> = OnceLock::new();
     MODEL
         .get_or_init(|| Trees::parse(SEMANTIC, &FEATURE_NAMES).ok())
+        .as_ref()
+}
+
+/// The committed model trained without a history, read once; `None` when it does
+/// not fit this build's features.
+pub(crate) fn plain() -> Option<&'static Trees> {
+    static MODEL: OnceLock<Option<Trees>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| Trees::parse(PLAIN, &FEATURE_NAMES).ok())
         .as_ref()
 }
 
@@ -74,6 +89,8 @@ mod tests {
         crate::trees::tests::assert_faithful(model);
         let semantic = super::semantic().expect("ranker_semantic.json must match FEATURE_NAMES");
         crate::trees::tests::assert_faithful(semantic);
+        let plain = super::plain().expect("ranker_plain.json must match FEATURE_NAMES");
+        crate::trees::tests::assert_faithful(plain);
     }
 
     #[test]

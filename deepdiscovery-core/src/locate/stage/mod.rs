@@ -197,6 +197,10 @@ struct Board {
     /// is as deep as in their training (without one, the change-set completion's plain
     /// model reads the scorer it was trained with).
     semantic_models: bool,
+    /// Whether the repository's history is as deep as the scorer's training rows
+    /// had it (`History::is_deep`, and not ablated): without, the scorer trained on
+    /// rows without a history ranks.
+    deep_history: bool,
 }
 
 impl Board {
@@ -243,6 +247,8 @@ fn first_scores(
         table_definitions: HashMap::new(),
         table_past: HashMap::new(),
         semantic_models: false,
+        deep_history: !config.ablation.no_history
+            && session.history_listed().is_some_and(|h| h.is_deep()),
     };
     (board, wordless)
 }
@@ -464,9 +470,7 @@ fn consult_plugins(
                         board.terms[i].sem = 0.5 * board.terms[i].sem + 0.5 * embedded;
                     }
                 }
-                let deep_history = !config.ablation.no_history
-                    && session.history_listed().is_some_and(|h| h.is_deep());
-                board.semantic_models = deep_history && !by_file.is_empty();
+                board.semantic_models = board.deep_history && !by_file.is_empty();
                 board.semantic = by_file;
             }
             Err(note) => notes.push(note),
@@ -581,10 +585,13 @@ fn learned_ranking(
     };
     let rows = features::compute(&inputs, &order);
     // The model trained with an embedder scores candidates that have its evidence.
-    let ranker = match (learns(config), board.semantic_models) {
-        (false, _) => None,
-        (true, false) => ranker::builtin(),
-        (true, true) => ranker::semantic().or_else(ranker::builtin),
+    // Each model as it was trained: with an embedder's evidence, with the history,
+    // or without one.
+    let ranker = match (learns(config), board.semantic_models, board.deep_history) {
+        (false, _, _) => None,
+        (true, true, _) => ranker::semantic().or_else(ranker::builtin),
+        (true, false, true) => ranker::builtin(),
+        (true, false, false) => ranker::plain().or_else(ranker::builtin),
     };
     let (explained, probability) = match ranker {
         Some(ranker) => rerank(ranker, &order, &rows, &mut board.scores),
