@@ -27,6 +27,10 @@ is read back into float32 first.
    definitions (MRR, Hit@1, Recall@10), for the words (BM25), the table alone and fused
    with the words, with the same tokenization the core uses (the model's WordPiece,
    camelCase split first with `--split-camel`), written with the table's card (`--card`).
+6. **Learn from the teacher** (`--learn-teacher N`, a variant measured beside the others;
+   `--ship-learned` writes it): the teacher's own vectors of the training texts,
+   projected on the table's axes, are the targets of a cosine loss on the rows
+   (tokenlearn-style), from the distilled values.
 
 Development only (torch, transformers, tokenizers, numpy, xxhash: the training venv).
 """
@@ -128,13 +132,19 @@ def token_vectors(folder, by_id, ids, batch=512):
     return out
 
 
-def pca(x, dims):
-    """Principal components (centred), deterministic signs (largest loading positive)."""
-    centred = x - x.mean(0, keepdims=True)
-    _, _, vt = np.linalg.svd(centred.astype(np.float64), full_matrices=False)
+def pca_basis(x, dims):
+    """The mean and the principal axes (deterministic signs: largest loading positive)."""
+    mean = x.mean(0, keepdims=True)
+    _, _, vt = np.linalg.svd((x - mean).astype(np.float64), full_matrices=False)
     vt = vt[:dims]
     signs = np.sign(vt[np.arange(len(vt)), np.abs(vt).argmax(1)])
-    return (centred @ (vt * signs[:, None]).T).astype(np.float32)
+    return mean, vt * signs[:, None]
+
+
+def pca(x, dims):
+    """Principal components (centred), deterministic signs (largest loading positive)."""
+    mean, axes = pca_basis(x, dims)
+    return ((x - mean) @ axes.T).astype(np.float32)
 
 
 # ---------------------------------------------------------------- texts
@@ -229,6 +239,62 @@ def tune(table, weights, train, texts, epochs, lr, batch=128):
     return emb.weight.detach().numpy().astype(np.float32)
 
 
+@torch.inference_mode()
+def teacher_vectors(folder, tok, strs, max_tokens=256, batch=32):
+    """The teacher's own sentence vectors of `strs` (mean pooling over the attention
+    mask, as the sentence model pools), `max_tokens` at most a text."""
+    from transformers import AutoModel
+    torch.manual_seed(SEED)
+    torch.set_num_threads(2)
+    model = AutoModel.from_pretrained(folder, attn_implementation="eager").eval()
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    out = np.zeros((len(strs), model.config.hidden_size), dtype=np.float32)
+    t0 = time.time()
+    for s in range(0, len(strs), batch):
+        ids = [[cls] + tok.encode(t, add_special_tokens=False).ids[:max_tokens - 2] + [sep]
+               for t in strs[s:s + batch]]
+        width = max(len(i) for i in ids)
+        x = torch.tensor([i + [0] * (width - len(i)) for i in ids])
+        mask = torch.tensor([[1] * len(i) + [0] * (width - len(i)) for i in ids])
+        h = model(input_ids=x, attention_mask=mask,
+                  token_type_ids=torch.zeros_like(x)).last_hidden_state
+        m = mask[:, :, None].float()
+        out[s:s + len(ids)] = ((h * m).sum(1) / m.sum(1)).numpy()
+    log(f"  {len(strs)} texts through the teacher in {time.time() - t0:.0f} s")
+    return out
+
+
+def learn_from_teacher(table, weights, strs, targets, texts, epochs, lr, batch=128):
+    """Tokenlearn-style: the table's rows trained so that each text's weighted sum of
+    rows points where the teacher's own vector of the text points (cosine loss), from
+    the distilled values; fixed seed, one thread."""
+    torch.manual_seed(SEED)
+    torch.set_num_threads(1)
+    emb = torch.nn.EmbeddingBag.from_pretrained(torch.tensor(table), freeze=False, mode="sum")
+    w = torch.tensor(weights, dtype=torch.float32)[:, None]
+    goal = torch.nn.functional.normalize(torch.tensor(targets), dim=1)
+    opt = torch.optim.Adam(emb.parameters(), lr=lr)
+    rng = random.Random(SEED)
+    t0 = time.time()
+    for epoch in range(epochs):
+        order = list(range(len(strs)))
+        rng.shuffle(order)
+        total, steps = 0.0, 0
+        for s in range(0, len(order), batch):
+            chunk = order[s:s + batch]
+            flat, offs = bag(texts, [strs[i] for i in chunk])
+            per = torch.nn.functional.embedding_bag(flat, emb.weight * w, offs, mode="sum")
+            per = torch.nn.functional.normalize(per, dim=1)
+            loss = (1.0 - (per * goal[chunk]).sum(1)).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss.detach())
+            steps += 1
+        log(f"  epoch {epoch + 1}: cosine loss {total / max(1, steps):.4f} ({time.time() - t0:.0f} s)")
+    return emb.weight.detach().numpy().astype(np.float32)
+
+
 # ---------------------------------------------------------------- the file
 
 def write_table(path, tokens, rows, weights, unk, flags):
@@ -283,6 +349,16 @@ def main():
     ap.add_argument("--split-camel", action="store_true")
     ap.add_argument("--tune-epochs", type=int, default=0)
     ap.add_argument("--tune-lr", type=float, default=1e-3)
+    ap.add_argument("--learn-teacher", type=int, default=0,
+                    help="epochs of tokenlearn-style training on the teacher's own vectors "
+                    "of the training repositories' texts (a variant measured, not shipped "
+                    "unless --ship-learned)")
+    ap.add_argument("--learn-negatives", type=int, default=8,
+                    help="texts of a training task the teacher embeds for it: the task, its "
+                    "positives and this many of its negatives (the teacher runs about 8 "
+                    "texts a second on one core)")
+    ap.add_argument("--ship-learned", action="store_true",
+                    help="write the teacher-learned table instead of the distilled one")
     ap.add_argument("--eval-tasks", type=int, default=300)
     ap.add_argument("--work", default="target/static-table")
     ap.add_argument("--card", help="where to write the table's card (teacher and licence, "
@@ -302,8 +378,10 @@ def main():
         raw = token_vectors(folder, by_id, ids)
         np.save(cache, raw)
     shutil.rmtree(work)
-    rows = pca(raw, args.dims)
-    rows /= np.linalg.norm(rows, axis=1, keepdims=True).clip(min=1e-12)
+    mean, axes = pca_basis(raw, args.dims)
+    rows = ((raw - mean) @ axes.T).astype(np.float32)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True).clip(min=1e-12)
+    rows /= norms
     tokens = [by_id[i] for i in ids]
     row_of = {i: k for k, i in enumerate(ids)}
     unk = tokens.index("[UNK]") if "[UNK]" in tokens else None
@@ -320,6 +398,16 @@ def main():
     if unk is not None:
         weights[unk] = 0.0
     distilled = rows.copy()
+    learned = None
+    if args.learn_teacher and train:
+        strs = sorted({s for t in train for s in
+                       [t["task"]] + t["positives"] + t["negatives"][:args.learn_negatives]})
+        folder = float_folder(args.model, tempfile.mkdtemp(dir=args.work))
+        targets = ((teacher_vectors(folder, tok, strs) - mean) @ axes.T).astype(np.float32)
+        learned = learn_from_teacher(rows, weights, strs, targets, texts,
+                                     args.learn_teacher, args.tune_lr)
+        if args.ship_learned:
+            rows = learned
     if args.tune_epochs and train:
         rows = tune(rows, weights, train, texts, args.tune_epochs, args.tune_lr)
     flags = SPLIT_CAMEL if args.split_camel else 0
@@ -334,6 +422,8 @@ def main():
         for pos, k in enumerate(order):
             shipped[k] = q[pos].astype(np.float32) * scales[pos]
         variants = [("distilled table", distilled * weights[:, None])]
+        if learned is not None:
+            variants.append(("teacher-learned table", learned * weights[:, None]))
         if args.tune_epochs:
             variants.append(("tuned table", rows * weights[:, None]))
         variants.append(("shipped int8 table", shipped))
