@@ -464,6 +464,19 @@ def main():
         }
         exported["repositories"] = len({t["repo"] for t in tasks})
         exported["seed"] = SEED
+        # The model's card: what it is, what it learned from, how to rebuild it, and its
+        # held-out numbers per set (grouped CV by repository).
+        final_cv = metrics(tasks, lambda t: out_of_fold[args.final][(t["set"], t["id"])])
+        exported["card"] = {
+            "model": f"LightGBM {args.final} over the Location features, Platt-calibrated; "
+                     "trained from scratch, no pretrained weights",
+            "data": "the sets of trained_on: SWE-bench Lite and Multilingual dev tasks and "
+                    "mined tasks of repositories outside shared/bench/benchmark_repos.txt",
+            "rebuild": "sh benches/features.sh DIR && make train FEATURES=DIR",
+            "held_out": {
+                name: {k: round(v, 4) for k, v in m.items()} for name, m in final_cv.items()
+            },
+        }
         exported["cross_validation"] = {
             scorer: {k: round(v, 4) for k, v in m["all"].items()}
             for scorer, m in results.items()

@@ -55,16 +55,22 @@ fn locate() -> Location {
         .unwrap()
 }
 
-/// The table's features of `path`: (tab_best, tab_top3, tab_rank).
-fn table_features(location: &Location, path: &str) -> (f32, f32, f32) {
-    let k = FEATURE_NAMES.iter().position(|n| *n == "tab_best").unwrap();
+/// `path`'s feature row from the feature named `first` on.
+fn features_from<'l>(location: &'l Location, path: &str, first: &str) -> &'l [f32] {
+    let k = FEATURE_NAMES.iter().position(|n| *n == first).unwrap();
     let (_, row) = location
         .features
         .rows
         .iter()
         .find(|(p, _)| p == path)
         .unwrap_or_else(|| panic!("{path} has no row"));
-    (row[k], row[k + 1], row[k + 2])
+    &row[k..]
+}
+
+/// The table's features of `path`: (tab_best, tab_top3, tab_rank).
+fn table_features(location: &Location, path: &str) -> (f32, f32, f32) {
+    let row = features_from(location, path, "tab_best");
+    (row[0], row[1], row[2])
 }
 
 #[test]
@@ -119,17 +125,8 @@ fn the_files_it_ranks_best_are_explained_by_their_definition() {
 /// The features of the past changes the table finds close to the task, of `path`:
 /// (tab_past_best, tab_past).
 fn past_features(location: &Location, path: &str) -> (f32, f32) {
-    let k = FEATURE_NAMES
-        .iter()
-        .position(|n| *n == "tab_past_best")
-        .unwrap();
-    let (_, row) = location
-        .features
-        .rows
-        .iter()
-        .find(|(p, _)| p == path)
-        .unwrap_or_else(|| panic!("{path} has no row"));
-    (row[k], row[k + 1])
+    let row = features_from(location, path, "tab_past_best");
+    (row[0], row[1])
 }
 
 #[test]

@@ -294,20 +294,19 @@ pub(super) fn read_table(
         return;
     }
     (board.table, board.table_definitions) = table_evidence(session, reading, files, narrowed);
-    board.table_past = table_past(session, config, reading, files);
-    if let Some(history) = session.history_listed() {
-        explain_table_past(&history, &board.table_past, &mut board.evidence);
-    }
+    board.table_past = table_past(session, config, reading, files, &mut board.evidence);
     explain_table(&board.table, &board.semantic, &mut board.evidence);
 }
 
-/// What the static table says of the past changes (`past_changes::semantic`): empty
-/// without a history, or when the history or the past changes are ablated.
+/// What the static table says of the past changes (`past_changes::semantic`), the
+/// files it lends most explained: empty without a history, or when the history or the
+/// past changes are ablated.
 fn table_past(
     session: &Session,
     config: &LocateConfig,
     reading: &Reading,
     files: &Files<'_>,
+    evidence: &mut [Vec<Signal>],
 ) -> HashMap<usize, past_changes::SemanticPast> {
     if config.ablation.no_history || config.ablation.no_past_changes {
         return HashMap::new();
@@ -320,7 +319,9 @@ fn table_past(
     let Some(task) = embedder.embed(&reading.text) else {
         return HashMap::new();
     };
-    past_changes::semantic(&history, &task, |t| embedder.embed(t), &files.by_path)
+    let past = past_changes::semantic(&history, &task, |t| embedder.embed(t), &files.by_path);
+    explain_table_past(&history, &past, evidence);
+    past
 }
 
 /// A past change is named in a file's evidence from this standard score up (its
