@@ -279,7 +279,7 @@ train-embedder: teacher-and-pairs
 # this command, the held-out retrieval table) in static_table.md beside it. Byte for byte the same file from the same
 # teacher and pairs. Run it before dumping the features of `make train` (the rows
 # carry the table's similarity, so new rows follow a new table).
-TABLE_ARGS ?= --dims 256 --sif 1e-3 --split-camel
+TABLE_ARGS ?= --dims 256 --sif 1e-3 --split-camel --learn-teacher 10 --ship-learned
 train-table: teacher-and-pairs
 	$(TRAIN_VENV)/bin/python benches/distill_table.py --model $(EMBEDDER_TEACHER) \
 		--pairs $(EMBEDDER_PAIRS) --out deepdiscovery-core/src/semantic/static_table.bin \

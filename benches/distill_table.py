@@ -402,8 +402,19 @@ def main():
     if args.learn_teacher and train:
         strs = sorted({s for t in train for s in
                        [t["task"]] + t["positives"] + t["negatives"][:args.learn_negatives]})
-        folder = float_folder(args.model, tempfile.mkdtemp(dir=args.work))
-        targets = ((teacher_vectors(folder, tok, strs) - mean) @ axes.T).astype(np.float32)
+        key = xxhash.xxh3_64()
+        key.update(open(os.path.join(args.model, "model.safetensors"), "rb").read())
+        for s in strs:
+            key.update(s.encode() + b"\0")
+        cached = os.path.join(args.work, f"teacher-{key.hexdigest()}.npy")
+        if os.path.exists(cached):
+            said = np.load(cached)
+        else:
+            scratch = tempfile.mkdtemp(dir=args.work)
+            said = teacher_vectors(float_folder(args.model, scratch), tok, strs)
+            shutil.rmtree(scratch)
+            np.save(cached, said)
+        targets = ((said - mean) @ axes.T).astype(np.float32)
         learned = learn_from_teacher(rows, weights, strs, targets, texts,
                                      args.learn_teacher, args.tune_lr)
         if args.ship_learned:
@@ -447,6 +458,9 @@ def main():
                     f"a row, {os.path.getsize(args.out)} bytes: every token through the teacher "
                     f"alone, PCA, rows normalized, SIF weights a / (a + p), a = {args.sif}"
                     + (", camelCase split before tokenizing" if args.split_camel else "")
+                    + (f", then trained {args.learn_teacher} epochs so that each of "
+                       f"{len(strs)} training texts points where the teacher's own vector of it "
+                       "points (tokenlearn-style)" if learned is not None and args.ship_learned else "")
                     + (f", tuned {args.tune_epochs} epochs" if args.tune_epochs else "") + ".\n"
                     f"- **Data**: token frequencies{' and tuning' if args.tune_epochs else ''} from "
                     f"{len(train)} tasks of the pairs' training repositories "

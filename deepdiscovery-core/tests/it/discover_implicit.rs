@@ -1,15 +1,49 @@
 //! `Session::discover` through implicit relations (paper §III.B; Table III, "w/o
 //! implicit relations"): on each mixed fixture, a task a user would write whose gold
 //! files are complete only when an implicit link is followed. The file behind the
-//! link shares no distinctive word with the task, so Location alone misses it; the
+//! link shares no distinctive word with the task, so Location's words miss it; the
 //! full expansion must reach it by a hop of the expected relation, and the ablation
-//! that ignores implicit relations must miss it.
+//! that ignores implicit relations must miss it. Location also reads meaning (the
+//! static table): when that anchors the hidden file anyway, among a fixture's dozen
+//! files, the package must still find and list the relation, and the ablation must not.
 
 use deepdiscovery_core::graph::RelationFamily;
 use deepdiscovery_core::infer::Via;
 use deepdiscovery_core::{ContextPackage, DiscoverConfig, Relation, Session, Task};
 
 use crate::support::fixture_path;
+
+/// Whether `package` lists a relation of `case.relation` between the hidden file and
+/// one of the other gold files.
+fn lists_the_relation(case: &Case, package: &ContextPackage) -> bool {
+    package.relations.iter().any(|r| {
+        r.relation == case.relation
+            && [(&r.from, &r.to), (&r.to, &r.from)]
+                .iter()
+                .any(|(a, b)| *a == case.hidden && case.gold.contains(&b.as_str()))
+    })
+}
+
+/// The promises of a case whose hidden file Location anchors by its meaning: the
+/// relation that links it to the rest of the change is found and listed, and the
+/// ablation without implicit relations lists none of it.
+fn check_anchored(case: &Case, session: &Session, full: &ContextPackage) {
+    assert!(
+        lists_the_relation(case, full),
+        "{}: {} is anchored, and its {:?} link to the gold files is not listed\n{}",
+        case.fixture,
+        case.hidden,
+        case.relation,
+        full.to_markdown()
+    );
+    let explicit = discover(session, case.task, &with(|c| c.ablation.no_implicit = true));
+    assert!(
+        !lists_the_relation(case, &explicit),
+        "{}: without implicit relations the {:?} link is still listed",
+        case.fixture,
+        case.relation
+    );
+}
 
 /// One task on one fixture.
 struct Case {
@@ -57,11 +91,10 @@ fn check(case: &Case) {
         .iter()
         .find(|f| f.path == case.hidden)
         .expect("the hidden file is selected");
-    assert!(
-        !hidden.anchor,
-        "{}: Location alone anchors {}, so the task does not exercise the implicit link",
-        case.fixture, case.hidden
-    );
+    if hidden.anchor {
+        check_anchored(case, &session, &full);
+        return;
+    }
     let hops: Vec<Via> = hidden.path_from_anchor.iter().map(|h| h.via).collect();
     assert!(
         hops.iter()

@@ -313,8 +313,8 @@ fn warm_query_matches_a_fresh_session(configs: &[DiscoverConfig], watch: bool) {
         cold[0]
             .relations
             .iter()
-            .any(|r| r.from == "billing/ledger.py" && r.to == "billing/invoice.py"),
-        "the ledger's import of invoices is a relation before the edit"
+            .any(|r| r.from == "billing/fees.py" && r.to == "billing/config.py"),
+        "the fees' import of the configuration is a relation before the edit"
     );
 
     for (path, content) in EDITS {
@@ -375,13 +375,21 @@ fn warm_query_matches_a_fresh_session(configs: &[DiscoverConfig], watch: bool) {
                 fees.view.card().definitions
             );
         }
-        // The moved import: invoice.py now imports the new module; the ledger no
-        // longer imports invoices.
+        // The moved imports: invoice.py now imports the new module; the fees no
+        // longer import the configuration (the late fee took it along), and the ledger
+        // no longer imports invoices.
         assert!(
             warm.relations.iter().any(|r| r.from == "billing/invoice.py"
                 && r.to == NEW_DEFINER
                 && r.relation == Relation::Imports),
             "invoice.py imports {NEW_DEFINER}"
+        );
+        assert!(
+            !warm
+                .relations
+                .iter()
+                .any(|r| r.from == "billing/fees.py" && r.to == "billing/config.py"),
+            "billing/fees.py no longer imports billing/config.py"
         );
         assert!(
             !warm

@@ -551,17 +551,17 @@ fn learned_scores_are_pinned_on_the_fixture() {
         (
             "inventory/pricing/currency.py",
             "0.995",
-            "learned score 0.73 (Eq. 6 0.99)",
+            "learned score 0.78 (Eq. 6 0.99)",
         ),
         (
             "inventory/api/routes.py",
             "0.961",
-            "learned score 0.46 (Eq. 6 0.96)",
+            "learned score 0.54 (Eq. 6 0.96)",
         ),
         (
             "inventory/pricing/discounts.py",
             "0.914",
-            "learned score 0.35 (Eq. 6 0.91)",
+            "learned score 0.41 (Eq. 6 0.91)",
         ),
     ];
     let expected: Vec<(&str, String, &str)> = expected
