@@ -275,7 +275,9 @@ train-embedder: teacher-and-pairs
 # static_table.bin): all-MiniLM-L6-v2 (the teacher, as for train-embedder) distilled to
 # one int8 row per WordPiece token (benches/distill_table.py: every token through the
 # model, PCA to 256, frequency weights counted on the training repositories of
-# $(EMBEDDER_PAIRS), camelCase split first), with its card (teacher and licence, data,
+# $(EMBEDDER_PAIRS), camelCase split first; then the rows trained 10 epochs on the
+# teacher's own vectors of the training texts, tokenlearn-style, which won held out:
+# benches/results/static-table-learned-2026-12-08.md), with its card (teacher and licence, data,
 # this command, the held-out retrieval table) in static_table.md beside it. Byte for byte the same file from the same
 # teacher and pairs. Run it before dumping the features of `make train` (the rows
 # carry the table's similarity, so new rows follow a new table).

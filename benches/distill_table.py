@@ -27,10 +27,12 @@ is read back into float32 first.
    definitions (MRR, Hit@1, Recall@10), for the words (BM25), the table alone and fused
    with the words, with the same tokenization the core uses (the model's WordPiece,
    camelCase split first with `--split-camel`), written with the table's card (`--card`).
-6. **Learn from the teacher** (`--learn-teacher N`, a variant measured beside the others;
-   `--ship-learned` writes it): the teacher's own vectors of the training texts,
-   projected on the table's axes, are the targets of a cosine loss on the rows
-   (tokenlearn-style), from the distilled values.
+6. **Learn from the teacher** (`--learn-teacher N`, measured beside the others;
+   `--ship-learned` writes it, as `make train-table` does since it won held out):
+   the teacher's own vectors of the training texts, projected on the table's axes, are
+   the targets of a cosine loss on the rows (tokenlearn-style), from the distilled
+   values. The teacher's vectors are kept in `--work` under a hash of the model and
+   the texts, so a second run skips the teacher.
 
 Development only (torch, transformers, tokenizers, numpy, xxhash: the training venv).
 """
