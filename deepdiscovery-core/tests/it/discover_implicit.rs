@@ -11,7 +11,7 @@ use deepdiscovery_core::graph::RelationFamily;
 use deepdiscovery_core::infer::Via;
 use deepdiscovery_core::{ContextPackage, DiscoverConfig, Relation, Session, Task};
 
-use crate::support::fixture_path;
+use crate::support::{fixture_path, paths_not_guessed};
 
 /// Whether `package` lists a relation of `case.relation` between the hidden file and
 /// one of the other gold files.
@@ -125,16 +125,7 @@ fn check(case: &Case) {
     // The learned completion may still guess the file from its rank among a small
     // fixture's few files ("matches the task beside ..."): that guess is no relation,
     // and what is checked here is that no relation but the implicit one reaches it.
-    let explicit_paths: Vec<&str> = explicit
-        .files
-        .iter()
-        .filter(|f| {
-            !f.rationale
-                .iter()
-                .any(|r| r.contains("learned change-set completion"))
-        })
-        .map(|f| f.path.as_str())
-        .collect();
+    let explicit_paths = paths_not_guessed(&explicit);
     assert!(
         !explicit_paths.contains(&case.hidden),
         "{}: without implicit relations {} is still found: {explicit_paths:?}\n{}",

@@ -824,16 +824,7 @@ fn discover_adds_the_file_most_changes_touch_and_says_why() {
     // The learned completion may still guess the changelog from its rank among a tiny
     // repository's nine files ("matches the task beside ..."): that guess reads no
     // history, and what is checked here is that nothing history says brings it in.
-    let by_history: Vec<&str> = package
-        .files
-        .iter()
-        .filter(|f| {
-            !f.rationale
-                .iter()
-                .any(|r| r.contains("learned change-set completion"))
-        })
-        .map(|f| f.path.as_str())
-        .collect();
+    let by_history = crate::support::paths_not_guessed(&package);
     assert!(!by_history.contains(&"CHANGELOG.md"), "{by_history:?}");
     assert!(
         package

@@ -86,3 +86,19 @@ pub fn imported(graph: &RepoGraph, from: &str) -> Vec<String> {
     out.sort();
     out
 }
+
+/// The paths of `package` but those only the learned change-set completion guessed
+/// ("matches the task beside ..."): in a fixture of a few files that guess follows a
+/// file's rank alone, and reads no relation and no history.
+pub fn paths_not_guessed(package: &ContextPackage) -> Vec<&str> {
+    package
+        .files
+        .iter()
+        .filter(|f| {
+            !f.rationale
+                .iter()
+                .any(|r| r.contains("learned change-set completion"))
+        })
+        .map(|f| f.path.as_str())
+        .collect()
+}
